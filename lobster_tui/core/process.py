@@ -1,0 +1,232 @@
+"""Running child programs (spec §10.1): process groups, tree termination, line streaming.
+
+Every child is the leader of a new process group, so an abort (cancel, step timeout, CLI signal)
+ends the whole tree, grandchildren and background jobs included. Output is read as bytes and decoded
+incrementally as UTF-8, so a multi-byte character split across reads is reassembled and invalid
+bytes become U+FFFD instead of an exception.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import signal as signals
+import subprocess
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .cancel import CancelSignal
+from .errors import AbortError
+
+OutputSink = Callable[[str, str], None]
+
+KILL_ESCALATION_SECONDS = 0.250
+_READ_CHUNK = 65536
+
+_live_groups: set[int] = set()
+_live_lock = threading.Lock()
+
+
+@dataclass
+class ProcessResult:
+    """The outcome of a child: exit code (None when killed by a signal) and its output."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    output_exceeded: str | None = None
+
+
+def shell_argv(line: str, env: dict[str, str]) -> list[str]:
+    """The argv that runs a shell line (R-PROC-2): ``LOBSTER_SHELL`` or ``/bin/sh -lc``."""
+    configured = (env.get("LOBSTER_SHELL") or "").strip()
+    if configured:
+        name = os.path.basename(configured).lower()
+        if name in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
+            return [configured, "-NoProfile", "-Command", line]
+        if name in ("cmd", "cmd.exe") or os.name == "nt":
+            return [configured, "/d", "/s", "/c", line]
+        return [configured, "-lc", line]
+    if os.name == "nt":
+        comspec = env.get("ComSpec") or env.get("COMSPEC") or "cmd.exe"
+        return [comspec, "/d", "/s", "/c", line]
+    return ["/bin/sh", "-lc", line]
+
+
+def kill_all_now() -> None:
+    """SIGKILL every live child tree at once (the CLI's second signal, R-CLI-21)."""
+    with _live_lock:
+        groups = list(_live_groups)
+    for pgid in groups:
+        _kill_group(pgid, signals.SIGKILL)
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pgid, sig)
+
+
+class _StreamReader(threading.Thread):
+    """Drains one pipe: keeps the text and hands complete lines to the sink as they arrive."""
+
+    def __init__(
+        self,
+        fd: int,
+        name: str,
+        sink: OutputSink | None,
+        cap: int | None,
+        on_exceeded: Callable[[str], None],
+    ) -> None:
+        super().__init__(name=f"lobster-{name}-reader", daemon=True)
+        self.fd = fd
+        self.stream = name
+        self.sink = sink
+        self.cap = cap
+        self.on_exceeded = on_exceeded
+        self.parts: list[str] = []
+        self.byte_count = 0
+        self._pending = ""
+
+    def run(self) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            while True:
+                chunk = os.read(self.fd, _READ_CHUNK)
+                if not chunk:
+                    break
+                self.byte_count += len(chunk)
+                if self.cap is not None and self.byte_count > self.cap:
+                    self.on_exceeded(self.stream)
+                    break
+                self._take(decoder.decode(chunk))
+            self._take(decoder.decode(b"", final=True))
+            if self._pending and self.sink is not None:
+                self.sink(self.stream, self._pending)
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+
+    def _take(self, text: str) -> None:
+        if not text:
+            return
+        self.parts.append(text)
+        if self.sink is None:
+            return
+        pieces = (self._pending + text).split("\n")
+        self._pending = pieces.pop()
+        sink = self.sink
+        stream = self.stream
+        for line in pieces:
+            sink(stream, line[:-1] if line.endswith("\r") else line)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def run_process(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    stdin_data: bytes | None,
+    signal: CancelSignal,
+    on_output: OutputSink | None = None,
+    max_output_bytes: int | None = None,
+) -> ProcessResult:
+    """Run ``argv`` to completion or abort; raises AbortError with the signal's reason on abort.
+
+    ``FileNotFoundError`` propagates when the program (or ``cwd``) does not exist, so callers can
+    word their own "not found" message. ``max_output_bytes`` caps each stream; past it the tree is
+    killed and ``output_exceeded`` names the stream.
+    """
+    signal.raise_if_aborted()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    pgid = proc.pid
+    with _live_lock:
+        _live_groups.add(pgid)
+    exceeded: list[str] = []
+    kill_issued = threading.Event()
+
+    def terminate_tree() -> None:
+        if signal.timeout:
+            _kill_group(pgid, signals.SIGKILL)
+            kill_issued.set()
+            return
+        _kill_group(pgid, signals.SIGTERM)
+
+        def escalate() -> None:
+            _kill_group(pgid, signals.SIGKILL)
+            kill_issued.set()
+
+        timer = threading.Timer(KILL_ESCALATION_SECONDS, escalate)
+        timer.daemon = True
+        timer.start()
+
+    def on_exceeded(stream: str) -> None:
+        if not exceeded:
+            exceeded.append(stream)
+            _kill_group(pgid, signals.SIGKILL)
+
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [
+        _StreamReader(os.dup(proc.stdout.fileno()), "stdout", on_output, max_output_bytes, on_exceeded),
+        _StreamReader(os.dup(proc.stderr.fileno()), "stderr", on_output, max_output_bytes, on_exceeded),
+    ]
+    proc.stdout.close()
+    proc.stderr.close()
+    for reader in readers:
+        reader.start()
+    writer = _start_stdin_writer(proc, stdin_data)
+    signal.on_abort(terminate_tree)
+    try:
+        proc.wait()
+        for reader in readers:
+            reader.join()
+        if writer is not None:
+            writer.join()
+    finally:
+        with _live_lock:
+            _live_groups.discard(pgid)
+    if signal.aborted:
+        # Settle only once SIGKILL has gone to the group, so no descendant outlives the run.
+        kill_issued.wait(KILL_ESCALATION_SECONDS * 4)
+        _kill_group(pgid, signals.SIGKILL)
+        raise AbortError(signal.reason or "This operation was aborted")
+    stdout_reader, stderr_reader = readers
+    return ProcessResult(
+        returncode=proc.returncode if proc.returncode >= 0 else None,
+        stdout=stdout_reader.text,
+        stderr=stderr_reader.text,
+        output_exceeded=exceeded[0] if exceeded else None,
+    )
+
+
+def _start_stdin_writer(proc: subprocess.Popen[bytes], data: bytes | None) -> threading.Thread | None:
+    if data is None or proc.stdin is None:
+        return None
+    stdin = proc.stdin
+
+    def write() -> None:
+        # A child that exits without reading its stdin is fine (EPIPE ignored, R-PROC-7).
+        with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+            stdin.write(data)
+        with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+            stdin.close()
+
+    thread = threading.Thread(target=write, name="lobster-stdin-writer", daemon=True)
+    thread.start()
+    return thread
