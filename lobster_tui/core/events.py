@@ -1,0 +1,85 @@
+"""Run events: how a run is watched while it runs (issue: run events).
+
+The runner emits plain dicts (cheap on the CLI's hot path); :mod:`lobster_tui.core.event_models`
+gives the typed pydantic view that readers such as the TUI validate them into. Every event has
+``type``, ``runId``, ``seq`` (per process, increasing) and ``time`` (ISO-8601 UTC).
+
+Types and their fields:
+
+- ``run_started``: ``name``, ``source`` (``workflow`` or ``pipeline``), ``target`` (file path or
+  pipeline text), ``args``, ``cwd``, ``resumed`` (bool)
+- ``step_started``: ``stepId``, ``kind``, ``command`` (after substitution, may be null)
+- ``output``: ``stepId``, ``stream`` (``stdout``/``stderr``), ``line``
+- ``step_finished``: ``stepId``, ``status`` (``ok``/``failed``/``skipped``/``timed_out``),
+  ``exitCode`` (int or null), ``durationMs``, ``error`` (str or null)
+- ``checkpoint``: ``kind`` (``approval``/``input``), ``stateKey``, ``approvalId``, ``prompt``
+- ``resumed``: ``stateKey``, ``decision`` (``approve``/``reject``/``answer``/``cancel``),
+  ``approver``
+- ``output_truncated``: ``stepId``, ``droppedLines``
+- ``run_finished``: ``status`` (``ok``/``needs_approval``/``needs_input``/``cancelled``/
+  ``failed``), ``durationMs``, ``error``
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from .state import now_iso
+
+EventDict = dict[str, Any]
+Subscriber = Callable[[EventDict], None]
+
+
+def new_run_id() -> str:
+    """A short, sortable-enough, unique run id."""
+    return uuid.uuid4().hex[:12]
+
+
+class RunEvents:
+    """The event stream of one run: numbers events and hands them to each subscriber in order."""
+
+    def __init__(self, run_id: str | None = None, subscribers: list[Subscriber] | None = None) -> None:
+        self.run_id = run_id or new_run_id()
+        self._subscribers: list[Subscriber] = list(subscribers or [])
+        self._seq = itertools.count(1)
+        # Output lines arrive from reader threads of parallel branches; keep events whole.
+        self._lock = threading.Lock()
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        self._subscribers.append(subscriber)
+
+    @property
+    def active(self) -> bool:
+        """False when nobody listens, so callers can skip building events."""
+        return bool(self._subscribers)
+
+    def emit(self, event_type: str, **fields: Any) -> None:
+        if not self._subscribers:
+            return
+        with self._lock:
+            event: EventDict = {
+                "type": event_type,
+                "runId": self.run_id,
+                "seq": next(self._seq),
+                "time": now_iso(),
+                **fields,
+            }
+            for subscriber in self._subscribers:
+                subscriber(event)
+
+    def output_sink(self, step_id: str) -> Callable[[str, str], None] | None:
+        """A ``(stream, line)`` sink that emits ``output`` events for ``step_id``."""
+        if not self._subscribers:
+            return None
+
+        def sink(stream: str, line: str) -> None:
+            self.emit("output", stepId=step_id, stream=stream, line=line)
+
+        return sink
+
+
+NO_EVENTS = RunEvents("none")
