@@ -34,6 +34,7 @@ class RecordingServer(ThreadingHTTPServer):
         self.responses: list[tuple[int, str]] = []
         self.release = threading.Event()
         self.block = False
+        self.redirect_to: str | None = None
 
     @property
     def url(self) -> str:
@@ -50,8 +51,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length).decode("utf-8")
         self.server.requests.append(
-            {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+            {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
         )
+        if self.server.redirect_to is not None:
+            self.send_response(302)
+            self.send_header("location", self.server.redirect_to)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
         if self.server.block:
             self.server.release.wait(5)
         status, text = self.server.responses.pop(0) if self.server.responses else (200, '{"ok":true,"result":null}')
@@ -62,19 +69,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    do_GET = do_POST  # noqa: N815 - a redirected POST arrives as a GET
+
     def log_message(self, format: str, *args: Any) -> None:
         """Keep the test output quiet."""
 
 
-@pytest.fixture
-def server() -> Iterator[RecordingServer]:
+def start_server() -> RecordingServer:
     srv = RecordingServer()
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield srv
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+    return srv
+
+
+def stop_server(srv: RecordingServer) -> None:
     srv.release.set()
     srv.shutdown()
     srv.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[RecordingServer]:
+    srv = start_server()
+    yield srv
+    stop_server(srv)
 
 
 def make_ctx(tmp_path: Path, env: dict[str, str], signal: CancelSignal | None = None) -> CommandContext:
@@ -241,6 +258,20 @@ def test_a_failure_is_never_retried(tmp_path: Path, server: RecordingServer) -> 
     with pytest.raises(LobsterRuntimeError, match=r"failed \(503\): busy"):
         run(openclaw_invoke, tmp_path, {"OPENCLAW_URL": server.url}, items=[1, 2], tool="t", action="a", each=True)
     assert len(server.requests) == 1
+
+
+def test_redirects_never_carry_the_token_to_another_origin(tmp_path: Path, server: RecordingServer) -> None:
+    other = start_server()
+    try:
+        other.responses.append((200, '{"ok":true,"result":"moved"}'))
+        server.redirect_to = f"{other.url}/elsewhere"
+        assert run(openclaw_invoke, tmp_path, {"OPENCLAW_URL": server.url}, tool="t", action="a", token="secret") == ["moved"]
+        assert server.requests[0]["headers"]["authorization"] == "Bearer secret"
+        [followed] = other.requests
+        assert followed["path"] == "/elsewhere"
+        assert "authorization" not in followed["headers"]
+    finally:
+        stop_server(other)
 
 
 def test_transport_errors_surface(tmp_path: Path) -> None:

@@ -289,15 +289,17 @@ def _send(url: HttpUrl, body: str, token: str, tracker: _SocketTracker) -> HttpR
     request = urllib.request.Request(url.href, data=body.encode("utf-8"), headers=headers, method="POST")
     opener = _build_opener(tracker)
     try:
-        with opener.open(request) as response:
-            return HttpResponse(response.status, response.reason or "", _decode(response.read()))
-    except urllib.error.HTTPError as error:
-        with error:
-            return HttpResponse(error.code, str(error.reason or ""), _decode(error.read()))
+        try:
+            with opener.open(request) as response:
+                return HttpResponse(response.status, response.reason or "", _decode(response.read()))
+        except urllib.error.HTTPError as error:
+            # A non-2xx status is still an answer; its body is read like any other.
+            with error:
+                return HttpResponse(error.code, str(error.reason or ""), _decode(error.read()))
     except urllib.error.URLError as error:
         raise TransportError(f"fetch failed: {error.reason}") from None
     except (http.client.HTTPException, OSError, ValueError) as error:
-        raise TransportError(f"fetch failed: {error or type(error).__name__}") from None
+        raise TransportError(f"fetch failed: {str(error) or type(error).__name__}") from None
 
 
 def _decode(data: bytes) -> str:
