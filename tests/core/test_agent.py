@@ -18,7 +18,7 @@ from lobster_tui.core.pipeline.base import CommandContext, CommandRegistry
 from lobster_tui.core.pipeline.commands.agent import OUTPUT_LIMIT_BYTES, openclaw_agent
 from lobster_tui.core.state import StateStore
 
-FAKE_OPENCLAW = f"""#!{sys.executable}
+FAKE_OPENCLAW = f"""#!{sys.executable} -S
 import json, os, sys, time
 with open(os.environ["FAKE_ARGV_FILE"], "w") as handle:
     json.dump(sys.argv[1:], handle)

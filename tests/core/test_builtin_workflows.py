@@ -33,7 +33,7 @@ SUMMARY_FIELDS = [
     "number", "title", "url", "state", "isDraft", "mergeable", "reviewDecision", "updatedAt", "baseRefName", "headRefName",
 ]  # fmt: skip
 
-FAKE_GH = f"""#!{sys.executable}
+FAKE_GH = f"""#!{sys.executable} -S
 import json, os, sys
 with open(os.environ["FAKE_GH_LOG"], "a") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
