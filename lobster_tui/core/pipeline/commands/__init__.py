@@ -11,6 +11,16 @@ from ..base import CommandRegistry
 _MODULES = (
     "exec_cmd",
     "gates",
+    "data",
+    "render",
+    "template",
+    "state_cmds",
+    "discovery",
+    "invoke",
+    "llm",
+    "agent",
+    "builtin_workflows",
+    "gmail",
 )
 
 _default: CommandRegistry | None = None
