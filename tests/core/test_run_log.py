@@ -443,6 +443,37 @@ def test_follow_continues_past_a_checkpoint_until_the_resumed_run_ends(state: St
     assert types_of(seen)[-2:] == ["resumed", "run_finished"]
 
 
+def test_follow_a_real_workflow_across_its_approval_and_resume(state: StateStore, tmp_path: Path) -> None:
+    from lobster_tui.core.runner import RunContext, resume, run_workflow
+
+    workflow = tmp_path / "gated.yaml"
+    workflow.write_text(
+        "name: gated\nsteps:\n  - id: before\n    run: echo one\n"
+        "  - id: gate\n    approval: Go?\n  - id: after\n    run: echo two\n"
+    )
+
+    def context() -> RunContext:  # one per process in real life: each gets its own writer
+        return RunContext(state=state, cwd=str(tmp_path), mode="tool", subscribers=[RunLogWriter(state)])
+
+    halted = run_workflow(str(workflow), context())
+    assert halted.status == "needs_approval" and halted.run_id is not None
+    stop = threading.Event()
+    seen, thread = follow_in_thread(state, halted.run_id, stop)
+    wait_until(lambda: bool(seen) and seen[-1].get("status") == "needs_approval")
+    assert thread.is_alive()
+
+    approval_id = halted.requires_approval["approvalId"]  # type: ignore[index]
+    finished = resume(context(), approval_id=approval_id, approved=True)
+    assert finished.status == "ok" and finished.run_id == halted.run_id
+    thread.join(10)
+    still_following = thread.is_alive()
+    stop.set()  # only frees the thread should the assertion below fail
+    assert not still_following
+    lines = [(e.get("stepId"), e["line"]) for e in seen if e["type"] == "output"]
+    assert lines == [("before", "one"), ("after", "two")]
+    assert types_of(seen)[-3:] == ["output", "step_finished", "run_finished"] and seen[-1]["status"] == "ok"
+
+
 def test_follow_stops_when_asked(state: StateStore) -> None:
     run_id = logged_run(state, status="needs_approval")
     stop = threading.Event()
