@@ -60,7 +60,8 @@ class RunContext:
         return self.registry
 
     def command_context(self, *, env: dict[str, str] | None = None, cwd: str | None = None,
-                        stdout: TextIO | None = None, signal: CancelSignal | None = None) -> CommandContext:
+                        stdout: TextIO | None = None, signal: CancelSignal | None = None,
+                        on_non_retryable: Callable[[], None] | None = None) -> CommandContext:
         return CommandContext(
             env=self.env if env is None else env,
             cwd=self.cwd if cwd is None else cwd,
@@ -71,6 +72,7 @@ class RunContext:
             stdin=self.stdin,
             stdout=self.stdout if stdout is None else stdout,
             stderr=self.stderr,
+            on_non_retryable_side_effect=on_non_retryable,
         )
 
 

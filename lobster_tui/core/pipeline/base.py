@@ -83,6 +83,8 @@ class CommandContext:
     request_input: InputRequester | None = None
     on_output: OutputSink | None = None
     stage_name: str = ""
+    # Called right before a side effect that a workflow `retry` must never repeat (R-WF-93).
+    on_non_retryable_side_effect: Callable[[], None] | None = None
 
     def render_json(self, items: list[Any]) -> None:
         """Write pretty JSON of ``items`` plus a newline to the run's stdout."""

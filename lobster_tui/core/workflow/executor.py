@@ -74,6 +74,15 @@ class WorkflowRun:
     cost: Any = None
     resume_pipeline: dict[str, Any] | None = None
     resume_answer: Any = UNDEFINED
+    # Set when an attempt dispatched a side effect that must not be retried (R-WF-93).
+    non_retryable_dispatched: bool = False
+
+    def context(self, **kwargs: Any) -> CommandContext:
+        """A command context whose non-retryable side effects mark this run's current attempt."""
+        return self.ctx_factory(on_non_retryable=self.mark_non_retryable, **kwargs)
+
+    def mark_non_retryable(self) -> None:
+        self.non_retryable_dispatched = True
 
     @property
     def interactive(self) -> bool:
@@ -369,6 +378,7 @@ def _attempt_with_policies(run: WorkflowRun, index: int, step: dict[str, Any]) -
     attempts = policy["max"] if isinstance(policy["max"], int) and policy["max"] > 1 else 1
     last_error: LobsterError | None = None
     for attempt in range(1, attempts + 1):
+        run.non_retryable_dispatched = False
         try:
             outcome = _one_attempt(run, index, step)
         except (_NeverSwallow, LobsterParseError):
@@ -377,7 +387,8 @@ def _attempt_with_policies(run: WorkflowRun, index: int, step: dict[str, Any]) -
             if run.signal.aborted:
                 raise
             last_error = error
-            if attempt < attempts and not any(text in error.message for text in _NOT_RETRIED):
+            retryable = not run.non_retryable_dispatched and not any(text in error.message for text in _NOT_RETRIED)
+            if attempt < attempts and retryable:
                 delay = retry_delay_ms(policy, attempt)
                 if run.stderr is not None:
                     run.stderr.write(
@@ -615,7 +626,7 @@ def _pipeline_step(
     except LobsterParseError as error:
         raise LobsterRuntimeError(f"Workflow step {step_id} pipeline parse failed: {error.message}") from None
     captured = io.StringIO()
-    ctx = run.ctx_factory(env=env, cwd=cwd, stdout=captured, signal=signal)
+    ctx = run.context(env=env, cwd=cwd, stdout=captured, signal=signal)
     items = _items_from(stdin_value)
     same_stage = None
     offset = 0
@@ -725,7 +736,7 @@ def _for_each_step(run: WorkflowRun, step: dict[str, Any]) -> None:
                     except LobsterParseError as error:
                         raise LobsterRuntimeError(f"Workflow step {step_id} pipeline parse failed: {error.message}") from None
                     captured = io.StringIO()
-                    ctx = run.ctx_factory(env=env, cwd=cwd, stdout=captured)
+                    ctx = run.context(env=env, cwd=cwd, stdout=captured)
                     outcome = run_stages(stages, _items_from(stdin_value), ctx, events=run.events, allow_request_input=False)
                     if outcome.halted:
                         raise LobsterRuntimeError(
@@ -787,7 +798,7 @@ def _parallel_step(
                 text = resolve_template(branch["pipeline"], run.args, run.results)
                 stages = parse_pipeline(text)
                 captured = io.StringIO()
-                ctx = run.ctx_factory(env=branch_env, cwd=branch_cwd, stdout=captured, signal=signal)
+                ctx = run.context(env=branch_env, cwd=branch_cwd, stdout=captured, signal=signal)
                 outcome = run_stages(stages, _items_from(stdin_value), ctx, events=run.events, allow_request_input=False)
                 if outcome.halted:
                     raise LobsterRuntimeError(
@@ -878,7 +889,7 @@ def _workflow_step(
         base_env=env,
         cwd=cwd,
         registry=run.registry,
-        ctx_factory=run.ctx_factory,
+        ctx_factory=lambda **kw: run.ctx_factory(**{**kw, "on_non_retryable": run.mark_non_retryable}),
         events=run.events,
         signal=signal,
         stdin=run.stdin,

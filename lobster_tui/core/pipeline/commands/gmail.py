@@ -143,7 +143,7 @@ def gog_gmail_send(items: list[Any], args: dict[str, Any], ctx: CommandContext) 
     ctx.signal.raise_if_aborted()
     dry_run = js_truthy(first_present(args.get("dryRun"), args.get("dry-run")))
     # The workflow runner may pass a hook that marks the current attempt as not retryable (R-WF-93).
-    mark_non_retryable = getattr(ctx, "on_non_retryable_side_effect", None)
+    mark_non_retryable = ctx.on_non_retryable_side_effect
     results: list[Any] = []
     for item in items:
         if ctx.signal.aborted:
