@@ -1,0 +1,276 @@
+"""``LobsterApp``: the inbox of pending checkpoints, and the one place decisions are carried out.
+
+Every edge is a parameter of :func:`create_app` (state directory, watcher on/off, clock, approver,
+environment, the runner's ``resume``), so tests drive the real app against real temp directories
+and swap only what they must.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.worker import Worker
+
+from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, identity_problem
+from lobster_tui.core.state import StateStore, default_state_dir
+
+from .commands import LobsterCommands
+from .decisions import Decision, DecisionKind, DecisionResult, carry_out, still_pending
+from .event_feed import EventFeed
+from .formatting import Clock, one_line, utc_now
+from .messages import DecisionFinished, DecisionStarted
+from .resources import stylesheet
+from .screens.answer import AnswerScreen
+from .screens.confirm import ConfirmScreen
+from .screens.help import HelpScreen, help_rows
+from .screens.inbox import InboxScreen
+from .screens.review import ReviewScreen
+
+Entry = Checkpoint | BrokenCheckpoint
+ResumeFunction = Callable[..., Any]
+
+
+def _default_resume(*args: Any, **kwargs: Any) -> Any:
+    # Imported on first use: the runner pulls in the pipeline and workflow engines.
+    from lobster_tui.core.runner import resume
+
+    return resume(*args, **kwargs)
+
+
+class LobsterApp(App[None]):
+    """A terminal inbox of pending Lobster checkpoints.
+
+    | Key | Action |
+    | :- | :- |
+    | `?` | Help: every key that applies where you are. |
+    | `ctrl+p` | Command palette with the same actions. |
+    | `q` | Quit. |
+    """
+
+    TITLE = "lobster"
+    CSS_PATH = [stylesheet()]
+    COMMANDS: ClassVar = App.COMMANDS | {LobsterCommands}
+    # Screens get -narrow below 110 columns; the stylesheet stacks panes there.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        state: StateStore,
+        watch: bool = True,
+        clock: Clock = utc_now,
+        approver: str | None = None,
+        approver_source: str = "",
+        env: Mapping[str, str] | None = None,
+        resume: ResumeFunction = _default_resume,
+        debounce_ms: int = 50,
+        cwd: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.state = state
+        self.watch = watch
+        self.clock = clock
+        self.approver = approver
+        self.approver_source = approver_source
+        self.env = dict(os.environ if env is None else env)
+        self.resume = resume
+        self.debounce_ms = debounce_ms
+        self.cwd = cwd or os.getcwd()
+        self._in_flight: dict[str, Any] = {}
+        self._feeds: dict[str, EventFeed] = {}
+        self.inbox = InboxScreen()
+
+    def get_default_screen(self) -> InboxScreen:
+        return self.inbox
+
+    # -- opening -----------------------------------------------------------------------------------
+
+    def open_entry(self, entry: Entry) -> None:
+        """``enter`` on a row: the review screen for an approval, the answer screen for input."""
+        if isinstance(entry, BrokenCheckpoint):
+            self.notify(f"This state file cannot be read: {entry.reason}", severity="warning")
+            return
+        problem = still_pending(entry)
+        if problem is not None:
+            self.notify(problem, title="Not pending", severity="warning")
+            self.inbox.rescan()
+            return
+        self.push_screen(ReviewScreen(entry) if entry.kind == "approval" else AnswerScreen(entry))
+
+    # -- deciding -------------------------------------------------------------------------------------
+
+    def request_decision(
+        self, kind: DecisionKind, entry: Entry, *, after: Callable[[bool], None] | None = None
+    ) -> None:
+        """Check that a decision may happen, confirm it in a modal, then carry it out.
+
+        Nothing runs unless the reviewer presses ``y`` (or the Yes button) in the modal.
+        """
+        refusal = self._refusal(kind, entry)
+        if refusal is not None:
+            title, message = refusal
+            self.notify(message, title=title, severity="error" if title != "Not pending" else "warning")
+            if after is not None:
+                after(False)
+            return
+        if isinstance(entry, Checkpoint) and entry.kind == "input" and kind != "cancel":
+            self.push_screen(AnswerScreen(entry))
+            return
+        decision = Decision(kind, entry, approver=self.approver)
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.start_decision(decision)
+            if after is not None:
+                after(bool(answer))
+
+        self.push_screen(ConfirmScreen(decision), confirmed)
+
+    def _refusal(self, kind: DecisionKind, entry: Entry) -> tuple[str, str] | None:
+        """Why this decision cannot be taken now (title, message), or None."""
+        if entry.state_key in self._in_flight:
+            return "Already deciding", "A decision on this checkpoint is running; its log is beside the inbox."
+        if isinstance(entry, BrokenCheckpoint) and kind != "cancel":
+            return "Cannot decide", f"This state file cannot be read ({entry.reason}); only c (delete) applies."
+        if isinstance(entry, Checkpoint) and kind in ("approve", "reject") and entry.kind != "approval":
+            return "Not an approval", "This is an input request: press enter to answer it."
+        if isinstance(entry, Checkpoint) and kind == "approve":
+            problem = identity_problem(entry, self.approver)
+            if problem is not None:
+                return "You may not approve this", problem
+        problem = still_pending(entry)
+        if problem is not None:
+            self.inbox.rescan()
+            return "Not pending", problem
+        return None
+
+    def submit_answer(self, checkpoint: Checkpoint, value: Any) -> bool:
+        """Send a validated answer (the answer screen already showed the reviewer what it sends)."""
+        refusal = self._refusal("answer", checkpoint)
+        if refusal is not None:
+            title, message = refusal
+            self.notify(message, title=title, severity="error")
+            return False
+        self.start_decision(Decision("answer", checkpoint, approver=self.approver, response=value))
+        return True
+
+    def start_decision(self, decision: Decision) -> Worker[DecisionResult]:
+        """Run a confirmed decision in a thread worker, streaming its events into the log panel."""
+        self.inbox.show_log()
+        entry = decision.entry
+        name = one_line(entry.workflow, 40) if isinstance(entry, Checkpoint) else entry.state_key
+        feed = self.inbox.log_panel.new_feed(f"{decision.kind} · {name}")
+        self._feeds[decision.state_key] = feed
+        self._in_flight[decision.state_key] = decision
+        self.post_message(DecisionStarted(decision))
+        return self.run_worker(
+            lambda: self._carry_out(decision, feed),
+            name=f"decide {decision.state_key}",
+            group="decisions",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _run_context(self, feed: EventFeed) -> Any:
+        from lobster_tui.core.runner import RunContext
+
+        env = dict(self.env)
+        if self.approver:
+            env["LOBSTER_APPROVAL_APPROVED_BY"] = self.approver
+        return RunContext(
+            state=self.state,
+            env=env,
+            cwd=self.cwd,
+            mode="tool",
+            subscribers=[feed.push],
+            timeout_ms=None,
+            max_stdout_bytes=None,
+        )
+
+    def _carry_out(self, decision: Decision, feed: EventFeed) -> DecisionResult:
+        """Worker thread: call the runner; the result goes back to the UI as a message."""
+        context = self._run_context(feed)
+        self._in_flight[decision.state_key] = context
+        try:
+            result = carry_out(decision, context, self.resume)
+        except Exception as error:  # the runner should not raise; if it does, say so, don't crash
+            result = DecisionResult(decision, "error", f"{type(error).__name__}: {error}")
+        self.post_message(DecisionFinished(result))
+        return result
+
+    def on_decision_finished(self, message: DecisionFinished) -> None:
+        result = message.result
+        key = result.decision.state_key
+        self._in_flight.pop(key, None)
+        feed = self._feeds.pop(key, None)
+        self.inbox.log_panel.finish(feed, result.status, result.message)
+        severity = {"error": "error", "stale": "warning", "cancelled": "warning"}.get(result.status, "information")
+        title = "Someone else was first" if result.stale else f"{result.decision.kind}: {result.status}"
+        self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
+        self.inbox.rescan()
+
+    def on_unmount(self) -> None:
+        # A run still going when the app closes is aborted, so its child processes end with it.
+        for context in list(self._in_flight.values()):
+            signal = getattr(context, "signal", None)
+            if signal is not None:
+                signal.abort("lobster-tui closed")
+
+    # -- help -----------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        """Show every key that works on the current screen and focused widget."""
+        pairs = []
+        for active in self.screen.active_bindings.values():
+            node = active.node
+            where = "app" if node is self else type(node).__name__
+            pairs.append((where, active.binding))
+        rows = help_rows(pairs, self.get_key_display)
+        self.push_screen(HelpScreen(rows, str(self.state.root), self.approver))
+
+
+def resolve_approver(approver: str | None, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """Who the reviewer is and where that came from: ``--approver``, else the environment."""
+    if approver and approver.strip():
+        return approver.strip(), "--approver"
+    from_env = (env.get("LOBSTER_APPROVAL_APPROVED_BY") or "").strip()
+    if from_env:
+        return from_env, "LOBSTER_APPROVAL_APPROVED_BY"
+    return None, ""
+
+
+def create_app(
+    state_dir: str | Path | None = None,
+    *,
+    watch: bool = True,
+    clock: Clock | None = None,
+    approver: str | None = None,
+    env: Mapping[str, str] | None = None,
+    resume: ResumeFunction | None = None,
+    debounce_ms: int = 50,
+    cwd: str | None = None,
+) -> LobsterApp:
+    """Build the app. ``state_dir`` defaults to ``LOBSTER_STATE_DIR`` or ``~/.lobster/state``."""
+    environment = dict(os.environ if env is None else env)
+    root = Path(state_dir).expanduser() if state_dir else default_state_dir(environment)
+    who, source = resolve_approver(approver, environment)
+    return LobsterApp(
+        state=StateStore(root),
+        watch=watch,
+        clock=clock or utc_now,
+        approver=who,
+        approver_source=source,
+        env=environment,
+        resume=resume or _default_resume,
+        debounce_ms=debounce_ms,
+        cwd=cwd,
+    )

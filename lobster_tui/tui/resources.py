@@ -1,0 +1,41 @@
+"""Files that ship beside the code: the stylesheets and the example workflows.
+
+``tcss/`` and ``examples/`` sit at the top of the repository, and pyproject maps them into the
+packages ``lobster_tui.tcss`` and ``lobster_tui.examples``. An installed wheel therefore finds them
+through :mod:`importlib.resources`; a checkout (or an editable install made before that mapping
+existed) falls back to the repository's own folders.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+_REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def _package_dir(package: str, fallback: Path) -> Path:
+    """A package's folder on disk, or ``fallback`` when the package is not importable."""
+    try:
+        found = importlib.resources.files(package)
+    except (ModuleNotFoundError, TypeError):
+        return fallback
+    # Wheels are installed unpacked, so the traversable is a real path; anything else (a zip
+    # import) cannot be handed to Textual's stylesheet loader, so use the fallback then.
+    path = Path(str(found))
+    return path if path.is_dir() else fallback
+
+
+def tcss_dir() -> Path:
+    """The folder holding ``app.tcss``."""
+    return _package_dir("lobster_tui.tcss", _REPO / "tcss")
+
+
+def stylesheet() -> Path:
+    """The app's stylesheet."""
+    return tcss_dir() / "app.tcss"
+
+
+def examples_dir() -> Path:
+    """The folder holding the example workflows used by ``--demo``."""
+    return _package_dir("lobster_tui.examples", _REPO / "examples")

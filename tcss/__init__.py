@@ -1,0 +1,1 @@
+"""Stylesheets of lobster-tui (installed as the package ``lobster_tui.tcss``)."""
