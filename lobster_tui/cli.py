@@ -321,7 +321,7 @@ def _run(args: list[str], io: _Io) -> int:
         code = _print_workflow(io, tool, outcome)
     else:
         outcome = run_pipeline(" ".join(rest), rc, dry_run=dry_run)
-        code = _print_pipeline(io, tool, outcome)
+        code = _print_pipeline(io, tool, outcome, dry_run=dry_run)
     return _SIGNAL_EXIT.get(received[0], code) if received else code
 
 
@@ -356,7 +356,7 @@ def _print_workflow(io: _Io, tool: bool, outcome: Any) -> int:
     return 0
 
 
-def _print_pipeline(io: _Io, tool: bool, outcome: Any) -> int:
+def _print_pipeline(io: _Io, tool: bool, outcome: Any, *, dry_run: bool = False) -> int:
     if tool:
         return io.envelope(outcome.envelope())
     if outcome.status == "error":
@@ -365,7 +365,7 @@ def _print_pipeline(io: _Io, tool: bool, outcome: Any) -> int:
             return 2
         io.err(f"Error: {outcome.error_message}\n")
         return 1
-    if not outcome.rendered:
+    if not outcome.rendered and not dry_run:
         io.out(dumps_pretty(outcome.output) + "\n")
     return 0
 
