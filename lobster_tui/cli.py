@@ -8,6 +8,7 @@ traceback ever reaches the user: unexpected failures become an error envelope or
 from __future__ import annotations
 
 import os
+import re
 import signal as signals
 import sys
 from collections.abc import Callable
@@ -533,6 +534,25 @@ def _logs(args: list[str], io: _Io) -> int:
     from .core.run_log import logs_command
 
     return logs_command(args, io.stdout, io.stderr)
+
+
+_SHIM_SAFE = re.compile(r"^[A-Za-z0-9_\-./:=@]+$")
+
+
+def _shim(command: str) -> None:
+    """``openclaw.invoke ARGS`` runs the pipeline ``openclaw.invoke ARGS`` in human mode (§3)."""
+    quoted = [arg if _SHIM_SAFE.match(arg) else "'" + arg.replace("'", "'\\''") + "'" for arg in sys.argv[1:]]
+    sys.exit(run_cli(["run", " ".join([command, *quoted])]))
+
+
+def openclaw_invoke_shim() -> None:
+    """Console script ``openclaw.invoke``."""
+    _shim("openclaw.invoke")
+
+
+def clawd_invoke_shim() -> None:
+    """Console script ``clawd.invoke`` (the legacy name)."""
+    _shim("clawd.invoke")
 
 
 if __name__ == "__main__":
