@@ -36,6 +36,7 @@ Usage:
   lobster resume (--token <t> | --id <id>) --cancel  drop a checkpoint
   lobster runs [--json]                              list runs from the state directory
   lobster logs <runId> [--follow] [--json]           print or follow one run's events
+  lobster audit [--json]                             every decision made through this runner
   lobster doctor                                     check that tool mode works
   lobster version                                    print the version
   lobster help <command>                             help for a pipeline command
@@ -108,6 +109,7 @@ def run_cli(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None
         "resume": _resume,
         "runs": _runs,
         "logs": _logs,
+        "audit": _audit,
     }
     handler = handlers.get(head)
     try:
@@ -528,6 +530,12 @@ def _runs(args: list[str], io: _Io) -> int:
     from .core.run_log import runs_command
 
     return runs_command(args, io.stdout, io.stderr)
+
+
+def _audit(args: list[str], io: _Io) -> int:
+    from .core.audit import audit_command
+
+    return audit_command(args, io.stdout, io.stderr)
 
 
 def _logs(args: list[str], io: _Io) -> int:

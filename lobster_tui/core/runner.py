@@ -432,9 +432,37 @@ def resume(
         return Outcome.failure(error)
     if key is None:
         return Outcome.failure(LobsterParseError("resume requires token or approvalId"))
+    snapshot = _peek(rc, key)
+    known_id = via_id or next(iter(rc.state.approval_ids_for_key(key)), None)
     if cancel:
-        return _guard(lambda: _cancel(rc, key, via_id))
-    return _with_limits(rc, lambda: _guard(lambda: _resume_key(rc, key, approved, response)))
+        outcome = _guard(lambda: _cancel(rc, key, via_id))
+        decision = "cancel"
+    else:
+        outcome = _with_limits(rc, lambda: _guard(lambda: _resume_key(rc, key, approved, response)))
+        decision = "answer" if response is not UNDEFINED else "approve" if approved else "reject" if approved is False else "none"
+    _journal(rc, key, known_id, snapshot, decision, response, outcome)
+    return outcome
+
+
+def _peek(rc: RunContext, key: str) -> Any:
+    """The checkpoint as it was before the decision, for the audit journal."""
+    try:
+        return rc.state.read_value(key)
+    except (ValueError, OSError, LobsterError, RecursionError):
+        return None
+
+
+def _journal(rc: RunContext, key: str, approval_id: str | None, snapshot: Any, decision: str, response: Any,
+             outcome: Outcome) -> None:
+    from . import audit
+
+    request = outcome.requires_approval or outcome.requires_input or {}
+    result = {"status": outcome.status, "error": outcome.error_message, "next": request.get("approvalId") or outcome.state_key}
+    try:
+        audit.record(rc.state, key=key, approval_id=approval_id, snapshot=snapshot, decision=decision,
+                     approver=approver_identity(rc.env), response=response, outcome=result)
+    except OSError as error:
+        rc.stderr.write(f"[WARN] could not write the audit journal: {error}\n")
 
 
 def _resolve_key(rc: RunContext, token: str | None, approval_id: str | None) -> tuple[str | None, str | None]:
