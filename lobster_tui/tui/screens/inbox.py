@@ -189,9 +189,11 @@ class InboxScreen(Screen[None]):
 
     @on(FilterInput.Changed, "#filter")
     def _filter_changed(self, message: FilterInput.Changed) -> None:
+        had_filter = bool(self.checkpoint_list.filter_text)
         self.checkpoint_list.filter_text = message.value
         self._update_filter_title()
-        self.refresh_bindings()
+        if had_filter != bool(message.value):
+            self.refresh_bindings()
 
     @on(FilterInput.Left, "#filter")
     def _filter_left(self, message: FilterInput.Left) -> None:

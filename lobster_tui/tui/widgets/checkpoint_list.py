@@ -121,6 +121,8 @@ class CheckpointList(DataTable):
         self._by_key: dict[str, Entry] = {}
         self._last_highlight: str | None = None
         self._widths: dict[str, int] = {}
+        self._announced: Entry | None = None
+        self._has_announced = False
         self._widths_for = -1
 
     def on_mount(self) -> None:
@@ -251,8 +253,14 @@ class CheckpointList(DataTable):
 
     def _announce(self) -> None:
         entry = self.highlighted
-        key = entry.state_key if entry is not None else None
-        self._last_highlight = key if key is not None else self._last_highlight
+        if entry is not None:
+            self._last_highlight = entry.state_key
+        # Rebuilds and cursor events repeat themselves; the preview and the footer only need to
+        # hear about a different checkpoint (recomposing them is the costly part of a keypress).
+        if entry == self._announced and self._has_announced:
+            return
+        self._announced = entry
+        self._has_announced = True
         self.refresh_bindings()
         self.post_message(self.Highlighted(self, entry))
 

@@ -1,0 +1,285 @@
+"""The part every form field shares: label row, null toggle, help line, error line, value rules."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Checkbox, Label, Static
+
+from lobster_tui.core.jsvalues import UNDEFINED, dumps_compact
+
+from ..normalise import FieldSpec, fits
+
+_FOREIGN_PREVIEW = 60
+
+
+class FieldWidget(Widget):
+    """One schema node as widgets; subclasses supply the editor.
+
+    A field keeps the value it was last given (``set_value``). While nobody has edited it since,
+    ``value`` returns exactly that value, so whatever the raw JSON tab puts in comes back out
+    unchanged, even where the widgets cannot show it (a number written ``1e3``, text with
+    ``\\r\\n``, a value of the wrong type). Once edited, ``value`` is read from the widgets.
+
+    Subclasses implement ``compose_editor``, ``read``, ``read_pristine``, ``read_blank`` and
+    ``load``; containers also implement ``child_at`` and ``child_fields``.
+
+    | Key | Action |
+    | :- | :- |
+    | `space` on the null toggle | Make the value `null` (or not). |
+    """
+
+    DEFAULT_CSS = """
+    FieldWidget {
+        height: auto;
+        width: 1fr;
+        & > .field--header {
+            height: 1;
+            width: 1fr;
+            & > .field--label { width: auto; text-style: bold; }
+            & > .field--marker { width: auto; color: $text-error; margin-left: 1; }
+            & > .field--null { margin-left: 2; }
+        }
+        & > .field--body { height: auto; width: 1fr; }
+        & > .field--help { color: $text-muted; width: 1fr; }
+        & > .field--error { color: $text-error; width: 1fr; display: none; }
+        & > .field--error.-shown { display: block; }
+    }
+    """
+
+    show_header: ClassVar[bool] = True
+    """Whether the label row is drawn (a checkbox carries its own label)."""
+
+    group: ClassVar[bool] = False
+    """Groups (objects, arrays) put their description and errors above their contents."""
+
+    @dataclass
+    class Edited(Message):
+        """A person changed this field (typed, picked, added a row...); bubbles to the form."""
+
+        field: FieldWidget
+
+        @property
+        def control(self) -> FieldWidget:
+            """The field that changed."""
+            return self.field
+
+    def __init__(self, spec: FieldSpec, *, label: str | None = None, required: bool = False, value: Any = UNDEFINED) -> None:
+        """Create a field.
+
+        Args:
+            spec: What to render, from :func:`..normalise.normalise`.
+            label: The text of the label row (None for none, as for array items).
+            required: Whether the parent object lists this property in ``required``.
+            value: The first value (UNDEFINED for a blank field).
+        """
+        super().__init__()
+        self.spec = spec
+        self.label = label
+        self.required = required
+        self.touched = False
+        """Whether a person has edited this field; errors beside it show from then on."""
+        self._loaded: Any = value
+        is_null = spec.nullable and value is None
+        self._null_box: Checkbox | None = (
+            Checkbox("null", is_null, compact=True, classes="field--null") if spec.nullable else None
+        )
+        self._null_known = is_null
+        self._body = Vertical(classes="field--body")
+        self._body.disabled = is_null
+        self._label_widget = Label(label or "", classes="field--label", markup=False)
+        self._help = Static("", classes="field--help", markup=False)
+        self._error = Static("", classes="field--error", markup=False)
+        self._error_text = ""
+
+    # --- what subclasses provide ---------------------------------------------------------------
+
+    def compose_editor(self) -> ComposeResult:
+        """The widgets that edit the value."""
+        yield from ()
+
+    def read(self) -> Any:
+        """The value the widgets show, or UNDEFINED when they hold none."""
+        return UNDEFINED
+
+    def read_pristine(self) -> bool:
+        """Whether the widgets still show exactly what ``load`` put there."""
+        return True
+
+    def read_blank(self) -> bool:
+        """Whether the widgets hold nothing a person entered (an optional property is then left out)."""
+        return True
+
+    def load(self, value: Any) -> None:
+        """Show ``value`` (UNDEFINED: blank) in the widgets."""
+
+    def hints(self) -> list[str]:
+        """Short constraint hints for the help line (``3-80 characters``, ``>= 0``)."""
+        return []
+
+    def child_at(self, token: str) -> FieldWidget | None:
+        """The child field at one JSON Pointer step (a property name or an array index)."""
+        return None
+
+    def child_fields(self) -> list[FieldWidget]:
+        """The fields directly inside this one."""
+        return []
+
+    # --- the value -----------------------------------------------------------------------------
+
+    @property
+    def initial(self) -> Any:
+        """What the editor starts with: the loaded value, or UNDEFINED when it is null."""
+        return UNDEFINED if self.is_null else self._loaded
+
+    @property
+    def loaded(self) -> Any:
+        """The value last given to ``set_value`` (or the constructor)."""
+        return self._loaded
+
+    @property
+    def is_null(self) -> bool:
+        """Whether the null toggle is on."""
+        return self._null_box is not None and self._null_box.value
+
+    @property
+    def value(self) -> Any:
+        """The field's JSON value; UNDEFINED when it has none (a blank number, nothing picked)."""
+        if self.is_null:
+            return None
+        if self._loaded is not UNDEFINED and self.pristine:
+            return copy.deepcopy(self._loaded)
+        return self.read()
+
+    @property
+    def pristine(self) -> bool:
+        """Whether nobody changed the field since its value was last set."""
+        if self._null_box is not None and self._null_box.value != (self._loaded is None):
+            return False
+        return self.is_null or self.read_pristine()
+
+    @property
+    def blank(self) -> bool:
+        """Whether the field holds nothing a person entered."""
+        return not self.is_null and self.read_blank()
+
+    @property
+    def present(self) -> bool:
+        """Whether an optional property with this field belongs in its object."""
+        return not self.blank or (self._loaded is not UNDEFINED and self.pristine)
+
+    def set_value(self, value: Any) -> None:
+        """Show ``value``; it is what ``value`` returns until someone edits the field."""
+        self._loaded = value
+        is_null = self.spec.nullable and value is None
+        if self._null_box is not None:
+            self._null_known = is_null
+            self._null_box.value = is_null
+            self._body.disabled = is_null
+        self.load(UNDEFINED if is_null else value)
+        self._update_help()
+
+    # --- display -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        if self.show_header and (self.label or self._null_box is not None):
+            with Horizontal(classes="field--header"):
+                yield self._label_widget
+                if self.required:
+                    yield Label("*", classes="field--marker")
+                if self._null_box is not None:
+                    yield self._null_box
+        if self.group:
+            yield self._help
+            yield self._error
+        with self._body:
+            yield from self.compose_editor()
+        if not self.group:
+            yield self._help
+            yield self._error
+
+    def on_mount(self) -> None:
+        self._update_help()
+
+    def relabel(self, label: str | None) -> None:
+        """Change the label (array items are renumbered when they move)."""
+        self.label = label
+        self._label_widget.update(label or "")
+
+    def help_text(self) -> str:
+        """The help line: description, constraint hints, and a note when the value does not fit."""
+        parts = []
+        if self.spec.description:
+            parts.append(self.spec.description.strip())
+        hints = self.hints()
+        if hints:
+            parts.append(" · ".join(hints))
+        value = self._loaded
+        if value is not UNDEFINED and not self.is_null and not _fits_here(self.spec, value):
+            shown = dumps_compact(value)
+            if len(shown) > _FOREIGN_PREVIEW:
+                shown = shown[: _FOREIGN_PREVIEW - 1] + "…"
+            parts.append(f"holds {shown}, which this form cannot show: edit it in the JSON tab")
+        return "\n".join(parts)
+
+    def _update_help(self) -> None:
+        text = self.help_text()
+        self._help.update(text)
+        self._help.display = bool(text)
+
+    def show_errors(self, messages: list[str]) -> None:
+        """Show validation messages under the field (an empty list clears them)."""
+        self._error_text = "\n".join(messages)
+        self._error.update("\n".join(f"✗ {m}" for m in messages))
+        self._error.set_class(bool(messages), "-shown")
+        self.set_class(bool(messages), "-invalid")
+
+    @property
+    def errors_shown(self) -> str:
+        """The error text under the field (empty when none)."""
+        return self._error_text
+
+    def focus_editor(self) -> bool:
+        """Focus the first focusable widget of the field; False when it has none."""
+        for widget in self._body.query("*"):
+            if widget.focusable:
+                widget.focus()
+                return True
+        if self._null_box is not None:
+            self._null_box.focus()
+            return True
+        return False
+
+    def edited(self) -> None:
+        """Tell the form that a person changed this field."""
+        self.touched = True
+        self._update_help()
+        self.post_message(self.Edited(self))
+
+    @on(Checkbox.Changed, ".field--null")
+    def _null_toggled(self, event: Checkbox.Changed) -> None:
+        if event.checkbox is not self._null_box:
+            return
+        event.stop()
+        self._body.disabled = event.value
+        if event.value != self._null_known:
+            self._null_known = event.value
+            self.edited()
+
+
+def _fits_here(spec: FieldSpec, value: Any) -> bool:
+    """Whether this field (not its children, which say so themselves) can show ``value``."""
+    if value is None and spec.nullable:
+        return True
+    if spec.kind == "object":
+        return isinstance(value, dict)
+    if spec.kind == "array":
+        return isinstance(value, list)
+    return fits(spec, value)

@@ -1,0 +1,205 @@
+"""Pilot tests of the inbox: listing, previews, filtering, broken files and the empty state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint
+from lobster_tui.tui.screens.help import HelpScreen
+from lobster_tui.tui.widgets.preview import CheckpointPreview
+
+from tests.tui.helpers import Lobster, MakeApp, settle
+
+
+def preview_text(app: object) -> str:
+    """All text the preview shows now."""
+    preview = app.screen.query_one(CheckpointPreview)  # type: ignore[attr-defined]
+    return "\n".join(str(static.render()) for static in preview.query(Static))
+
+
+async def test_lists_pending_checkpoints_newest_first_with_count(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    lobster.workflow("release-notes")
+    lobster.pipeline()
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        entries = app.inbox.checkpoint_list.entries
+        assert [e.kind for e in entries if isinstance(e, Checkpoint)] == ["approval", "input", "approval"]
+        assert [e.workflow for e in entries][1:] == ["release-notes", "inbox-cleanup"]
+        assert app.sub_title == "3 pending"
+        assert app.inbox.checkpoint_list.row_count == 3
+        # The newest (the pipeline) is highlighted and previewed, items as a table.
+        text = preview_text(app)
+        assert "Apply?" in text and "Pipeline" in text
+        await pilot.press("j")
+        await pilot.pause()
+        assert "Review the release notes" in preview_text(app)
+        assert "Subject" in preview_text(app) and "Faster inbox, safer resumes" in preview_text(app)
+        await pilot.press("G")
+        await pilot.pause()
+        text = preview_text(app)
+        assert "Archive these 3 newsletters" in text
+        assert "collect" in text  # the step that ran before the gate
+        assert "No approver rules" in text
+        await pilot.press("g")
+        await pilot.pause()
+        assert app.inbox.checkpoint_list.cursor_row == 0
+
+
+async def test_empty_inbox_says_how_to_make_a_checkpoint(tmp_path: Path, make_app: MakeApp) -> None:
+    app = make_app(tmp_path / "nothing-here")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        hint = app.screen.query_one("#empty-hint", Static)
+        assert hint.display
+        assert "lobster run --mode tool examples/inbox-cleanup.lobster" in str(hint.render())
+        assert app.sub_title == "0 pending"
+        # Decision keys do nothing on an empty list.
+        await pilot.press("a", "x", "c", "y")
+        await pilot.pause()
+        assert app.screen is app.inbox
+
+
+async def test_corrupt_state_file_is_a_marked_row_not_a_crash(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    broken = lobster.root / "workflow_resume_0badf00d-0000-4000-8000-000000000000.json"
+    broken.write_text("{ this is not json", encoding="utf-8")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        entries = app.inbox.checkpoint_list.entries
+        bad = [e for e in entries if isinstance(e, BrokenCheckpoint)]
+        assert len(bad) == 1 and "not valid JSON" in bad[0].reason
+        assert app.sub_title == "1 pending · 1 broken"
+        assert app.inbox.checkpoint_list.select_key(bad[0].state_key)
+        await pilot.pause()
+        assert "Unreadable checkpoint" in preview_text(app)
+        assert "not valid JSON" in preview_text(app)
+        # Approve and reject do not apply; enter does not open it.
+        await pilot.press("a", "x", "enter")
+        await pilot.pause()
+        assert app.screen is app.inbox
+        # c deletes it, after a confirmation.
+        await pilot.press("c")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not broken.exists()
+        assert [type(e) for e in app.inbox.checkpoint_list.entries] == [Checkpoint]
+
+
+async def test_filter_as_you_type_and_escape_clears(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    lobster.workflow("release-notes")
+    lobster.pipeline()
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        listing = app.inbox.checkpoint_list
+        await pilot.press("slash")
+        await pilot.press(*"release")
+        await pilot.pause()
+        assert [e.workflow for e in listing.shown] == ["release-notes"]
+        assert "1 of 3" in str(listing.border_title)
+        # Letters typed into the filter are text, not commands.
+        assert app.screen is app.inbox and app.inbox.log_panel.display is False
+        await pilot.press("enter")  # keep the filter, back to the list
+        await pilot.pause()
+        assert app.focused is listing
+        assert [e.workflow for e in listing.shown] == ["release-notes"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(listing.shown) == 3
+        # The filter matches ids and prompts too, case-insensitively.
+        await pilot.press("slash", *"APPLY")
+        await pilot.pause()
+        assert [e.prompt for e in listing.shown] == ["Apply?"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(listing.shown) == 3 and app.focused is listing
+
+
+async def test_rescan_with_r_picks_up_changes_when_not_watching(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert len(app.inbox.checkpoint_list.entries) == 1
+        lobster.pipeline()
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert len(app.inbox.checkpoint_list.entries) == 2
+
+
+async def test_help_is_generated_from_bindings(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        described = {row.description for row in app.screen.rows}
+        assert {"Approve", "Reject", "Cancel", "Open", "Filter", "Rescan", "Log", "Quit"} <= described
+        assert all(row.binding_id for row in app.screen.rows)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.inbox
+
+
+async def test_every_binding_has_an_id_and_a_description() -> None:
+    from lobster_tui.tui.app import LobsterApp
+    from lobster_tui.tui.screens.answer import AnswerScreen
+    from lobster_tui.tui.screens.confirm import ConfirmScreen
+    from lobster_tui.tui.screens.help import HelpScreen
+    from lobster_tui.tui.screens.inbox import InboxScreen
+    from lobster_tui.tui.screens.review import ReviewScreen
+    from lobster_tui.tui.widgets.checkpoint_list import CheckpointList
+    from lobster_tui.tui.widgets.filter_input import FilterInput
+    from lobster_tui.tui.widgets.log_panel import LogPanel
+
+    for owner in (LobsterApp, InboxScreen, ReviewScreen, AnswerScreen, ConfirmScreen, HelpScreen,
+                  CheckpointList, FilterInput, LogPanel):
+        for binding in owner.BINDINGS:
+            assert binding.id, f"{owner.__name__}: {binding}"  # type: ignore[union-attr]
+            assert binding.description, f"{owner.__name__}: {binding}"  # type: ignore[union-attr]
+
+
+async def test_narrow_terminal_stacks_the_panes(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.inbox.has_class("-narrow")
+        listing = app.screen.query_one("#list-pane").region
+        side = app.screen.query_one("#side-pane").region
+        assert side.y >= listing.bottom  # below, not beside
+        assert listing.width == 80
+    app = make_app(lobster.root)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        listing = app.screen.query_one("#list-pane").region
+        side = app.screen.query_one("#side-pane").region
+        assert side.x >= listing.right  # beside
+
+
+async def test_command_palette_offers_the_same_actions(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("inbox-cleanup")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"approve")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        # The palette's Approve is the list's approve: it asks first.
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        await pilot.pause()
+        assert len(app.inbox.checkpoint_list.entries) == 1
