@@ -87,6 +87,7 @@ class LobsterApp(App[None]):
         self.cwd = cwd or os.getcwd()
         self._in_flight: dict[str, Any] = {}
         self._feeds: dict[str, EventFeed] = {}
+        self._log_writer: Any = False  # not made yet
         self.inbox = InboxScreen()
 
     def get_default_screen(self) -> InboxScreen:
@@ -186,15 +187,31 @@ class LobsterApp(App[None]):
         env = dict(self.env)
         if self.approver:
             env["LOBSTER_APPROVAL_APPROVED_BY"] = self.approver
+        subscribers = [feed.push]
+        writer = self._run_log_writer()
+        if writer is not None:
+            # Like the CLI, log the run under runs/, so `lobster logs` and later previews see it.
+            subscribers.append(writer)
         return RunContext(
             state=self.state,
             env=env,
             cwd=self.cwd,
             mode="tool",
-            subscribers=[feed.push],
+            subscribers=subscribers,
             timeout_ms=None,
             max_stdout_bytes=None,
         )
+
+    def _run_log_writer(self) -> Any:
+        """One run-log writer for the app (it is shared by parallel runs), or None."""
+        if self._log_writer is False:
+            try:
+                from lobster_tui.core.run_log import log_subscriber_for
+            except ImportError:
+                self._log_writer = None
+            else:
+                self._log_writer = log_subscriber_for(self.state)
+        return self._log_writer
 
     def _carry_out(self, decision: Decision, feed: EventFeed) -> DecisionResult:
         """Worker thread: call the runner; the result goes back to the UI as a message."""

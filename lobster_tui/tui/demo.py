@@ -26,11 +26,16 @@ def make_demo_state(base: Path | None = None, env: Mapping[str, str] | None = No
     from lobster_tui.core.runner import RunContext, run_pipeline, run_workflow
     from lobster_tui.core.state import StateStore
 
+    from lobster_tui.core.run_log import log_subscriber_for
+
     root = Path(base) if base is not None else Path(tempfile.mkdtemp(prefix="lobster-demo-"))
     workflows = root / "workflows"
     workflows.mkdir(parents=True, exist_ok=True)
     state = StateStore(root / "state")
     base_env = {k: v for k, v in (env or {}).items() if not k.startswith("LOBSTER_")}
+    # Log the runs like the CLI does, so the previews can show what each run did before its gate.
+    writer = log_subscriber_for(state)
+    subscribers = [writer] if writer is not None else []
     for name in DEMO_WORKFLOWS:
         source = examples_dir() / name
         if not source.is_file():
@@ -41,9 +46,12 @@ def make_demo_state(base: Path | None = None, env: Mapping[str, str] | None = No
         if name == "deploy.lobster":
             # Shows the identity rules: production must be approved by someone other than ci-bot.
             run_env["LOBSTER_APPROVAL_INITIATED_BY"] = "ci-bot"
-        context = RunContext(state=state, env=run_env, cwd=str(workflows), mode="tool")
+        context = RunContext(state=state, env=run_env, cwd=str(workflows), mode="tool", subscribers=list(subscribers))
         run_workflow(str(target), context)
-    run_pipeline(DEMO_PIPELINE, RunContext(state=state, env=dict(base_env), cwd=str(workflows), mode="tool"))
+    run_pipeline(
+        DEMO_PIPELINE,
+        RunContext(state=state, env=dict(base_env), cwd=str(workflows), mode="tool", subscribers=list(subscribers)),
+    )
     return state.root
 
 

@@ -123,8 +123,12 @@ class InboxScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="scan")
     def _scan(self, generation: int) -> None:
         entries = scan_checkpoints(self.lobster.state)
-        if not get_current_worker().is_cancelled:
+        if get_current_worker().is_cancelled:
+            return
+        try:
             self.app.call_from_thread(self.show_entries, entries, generation)
+        except RuntimeError:
+            pass  # the app closed while we were reading; nobody is left to show it to
 
     def show_entries(self, entries: Sequence[Entry], generation: int | None = None) -> None:
         """Put a scan's result on screen (UI thread).
@@ -133,6 +137,8 @@ class InboxScreen(Screen[None]):
         one; only the newest scan's result is shown.
         """
         if generation is not None and generation != self._scan_generation:
+            return
+        if not self.is_attached or self._closing:
             return
         self.checkpoint_list.set_entries(entries)
         pending = sum(1 for e in entries if isinstance(e, Checkpoint))

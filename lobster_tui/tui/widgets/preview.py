@@ -108,7 +108,10 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         events = read_run_events(self._state, run_id)
         if get_current_worker().is_cancelled or not events:
             return
-        self.app.call_from_thread(self._apply_run_events, state_key, events)
+        try:
+            self.app.call_from_thread(self._apply_run_events, state_key, events)
+        except RuntimeError:
+            pass  # the app closed meanwhile
 
     def _apply_run_events(self, state_key: str, events: list[dict[str, Any]]) -> None:
         if self.entry is not None and self.entry.state_key == state_key:

@@ -546,7 +546,12 @@ def fits(spec: FieldSpec, value: Any) -> bool:  # noqa: C901 - a table of kinds
     if kind in ("const", "choice"):
         return any(json_equal(value, option) for option in spec.options)
     if kind == "checklist":
-        return isinstance(value, list) and all(any(json_equal(v, o) for o in spec.options) for v in value)
+        # Ticks cannot say "twice": a repeated value does not fit.
+        return (
+            isinstance(value, list)
+            and all(any(json_equal(v, o) for o in spec.options) for v in value)
+            and all(not json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :])
+        )
     if kind == "array":
         return isinstance(value, list) and spec.items is not None and all(fits(spec.items, v) for v in value)
     if kind == "union":

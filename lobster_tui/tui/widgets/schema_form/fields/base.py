@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -18,6 +21,21 @@ from lobster_tui.core.jsvalues import UNDEFINED, dumps_compact
 from ..normalise import FieldSpec, fits
 
 _FOREIGN_PREVIEW = 60
+
+_WIDGETS_ONLY: ContextVar[bool] = ContextVar("schema_form_widgets_only", default=False)
+
+
+@contextmanager
+def widgets_only() -> Iterator[None]:
+    """Within this block ``FieldWidget.value`` reads the widgets, never a kept value.
+
+    Tests use it to check that what the widgets *show* is the value that was set.
+    """
+    token = _WIDGETS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _WIDGETS_ONLY.reset(token)
 
 
 class FieldWidget(Widget):
@@ -48,6 +66,7 @@ class FieldWidget(Widget):
             & > .field--null { margin-left: 2; }
         }
         & > .field--body { height: auto; width: 1fr; }
+        &.-root > .field--header > .field--marker { display: none; }
         & > .field--help { color: $text-muted; width: 1fr; }
         & > .field--error { color: $text-error; width: 1fr; display: none; }
         & > .field--error.-shown { display: block; }
@@ -154,7 +173,7 @@ class FieldWidget(Widget):
         """The field's JSON value; UNDEFINED when it has none (a blank number, nothing picked)."""
         if self.is_null:
             return None
-        if self._loaded is not UNDEFINED and self.pristine:
+        if self._loaded is not UNDEFINED and self.pristine and not _WIDGETS_ONLY.get():
             return copy.deepcopy(self._loaded)
         return self.read()
 

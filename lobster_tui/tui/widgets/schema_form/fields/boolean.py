@@ -53,7 +53,7 @@ class BooleanField(FieldWidget):
 
     def _caption(self) -> str:
         caption = self.label or ""
-        if self.required and self._null_box is None:
+        if self.required and self._null_box is None and not self.has_class("-root"):
             caption += " *"
         if self._state is None:
             caption += " (not set)"

@@ -114,4 +114,5 @@ class NumberField(FieldWidget):
 def _number_text(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return ""
-    return js_number_str(value)
+    # Python's integers are exact; JavaScript's formatting would round those beyond 2**53.
+    return str(value) if isinstance(value, int) else js_number_str(value)

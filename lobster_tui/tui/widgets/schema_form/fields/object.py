@@ -85,6 +85,10 @@ class ObjectField(FieldWidget):
         fields = list(self._children.values())
         return fields + [self._extras] if self._extras is not None else fields
 
+    def key_of(self, child: FieldWidget) -> str | None:
+        """The property name of a child field; None for the extra-keys rows (they sit at this path)."""
+        return next((name for name, field in self._children.items() if field is child), None)
+
     def read(self) -> Any:
         out: dict[str, Any] = {}
         for name, child in self._children.items():

@@ -1,0 +1,468 @@
+"""The form generated from a response schema, with a raw JSON tab kept in step with it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane, TextArea
+
+from lobster_tui.core.jsvalues import UNDEFINED, dumps_pretty
+from lobster_tui.core.schema import CompiledSchema, SchemaCompileError, SchemaError, compile_schema
+
+from .fields import FieldWidget, build_field
+from .fields.raw_json import RawJsonField, json_language, parse_json
+from .fields.union import UnionField
+from .normalise import json_equal, normalise, prefill
+
+_REQUIRED = re.compile(r"^must have required property '(.*)'$", re.DOTALL)
+_FORM_TAB = "schema-form-tab-form"
+_JSON_TAB = "schema-form-tab-json"
+
+
+def _tokens(pointer: str) -> list[str]:
+    """The unescaped steps of a JSON Pointer (``/a~1b/0`` -> ``["a/b", "0"]``)."""
+    if not pointer:
+        return []
+    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+
+
+def _pointer(tokens: list[str]) -> str:
+    return "".join("/" + token.replace("~", "~0").replace("/", "~1") for token in tokens)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation error, placed at the field it concerns."""
+
+    field: FieldWidget
+    message: str
+    """What the field shows (the core's message, after the rest of the path when it went deeper)."""
+    sentence: str
+    """``<path>: <message>``, as :meth:`SchemaForm.validate` returns it."""
+
+
+class SchemaForm(Widget):
+    """An answer form generated from a JSON Schema, with a raw JSON tab.
+
+    Build it from the request's ``responseSchema`` and ``defaults``; read ``value``; call
+    ``validate()`` before submitting (it returns ``"<path>: <message>"`` in the core
+    validator's words, or None). Errors show beside the field they concern once that field
+    has been edited, and everywhere after ``validate()``; a summary line under the form
+    counts them. Parts a form cannot express are small JSON editors; the JSON tab edits
+    the whole answer and stays in step with the form both ways.
+
+    | Key | Action |
+    | :- | :- |
+    | `f2` | Switch between the Form and JSON tabs. |
+    | `tab` / `shift+tab` | Next / previous field, in the schema's property order. |
+    """
+
+    DEFAULT_CSS = """
+    SchemaForm {
+        height: 1fr;
+        layout: vertical;
+        & > TabbedContent { height: 1fr; }
+        & > TabbedContent > ContentSwitcher { height: 1fr; }
+        & TabPane { padding: 0 1; height: 1fr; }
+        & .schema-form--scroll { height: 1fr; }
+        & .schema-form--json { height: 1fr; }
+        & .schema-form--json-status { height: auto; color: $text-error; }
+        & > .schema-form--summary { height: auto; padding: 0 1; color: $text-muted; }
+        & > .schema-form--summary.-error { color: $text-error; }
+        & > .schema-form--summary.-ok { color: $text-success; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f2", "toggle_view", "Form/JSON", id="schema_form.toggle_view"),
+    ]
+
+    DEBOUNCE: ClassVar[float] = 0.3
+    """Seconds of quiet before errors are redrawn and JSON-tab edits reach the form."""
+
+    class Changed(Message):
+        """The answer changed (a field, the JSON tab, ``set_value``).
+
+        Rapid changes replace each other in the queue, so a fast typist does not flood it.
+        """
+
+        def __init__(self, form: SchemaForm, value: Any, error: str | None) -> None:
+            super().__init__()
+            self.form = form
+            """The form that changed."""
+            self.value = value
+            """The answer as it is now."""
+            self.error = error
+            """Why the answer would be refused (``<path>: <message>``), or None."""
+
+        @property
+        def control(self) -> SchemaForm:
+            """The form that changed."""
+            return self.form
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, SchemaForm.Changed) and message.form is self.form
+
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        defaults: Any = UNDEFINED,
+        id: str | None = None,
+        classes: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        """Build the fields.
+
+        Args:
+            schema: The response schema (draft-07 unless its ``$schema`` says otherwise).
+            defaults: The request's ``defaults``; UNDEFINED when it has none.
+            id: The widget id.
+            classes: CSS classes.
+            name: The widget name.
+        """
+        super().__init__(id=id, classes=classes, name=name)
+        self.schema = schema
+        self._compiled: CompiledSchema | None = None
+        self._compile_problem: str | None = None
+        try:
+            # Unknown-format warnings are the runtime's stderr chatter, not the reviewer's concern.
+            self._compiled = compile_schema(schema, warn=lambda _line: None)
+        except SchemaCompileError as error:
+            self._compile_problem = f"response schema is invalid: {error.message}"
+        self.spec = normalise(schema)
+        self._root = build_field(self.spec, label=self.spec.title, required=True, value=prefill(self.spec, defaults))
+        self._root.add_class("-root")
+        self._root.relabel(self.spec.title)
+        self._initial = self._root_value()
+        text = self._json_text(self._initial)
+        self._json_area = TextArea(text, classes="schema-form--json", tab_behavior="focus", **json_language())
+        self._json_shown = text
+        self._json_stale = False
+        self._json_problem: str | None = None
+        self._json_status = Static("", classes="schema-form--json-status", markup=False)
+        self._summary = Static("", classes="schema-form--summary", markup=False)
+        self._reveal = False
+        self._check_timer: Timer | None = None
+        self._json_timer: Timer | None = None
+        self._variant_schemas: dict[int, CompiledSchema | None] = {}
+
+    # --- public API ----------------------------------------------------------------------------
+
+    @property
+    def value(self) -> Any:
+        """The answer as JSON (the JSON tab's text once it parses; null when nothing is entered)."""
+        self._apply_json()
+        return self._root_value()
+
+    def set_value(self, value: Any) -> None:
+        """Show ``value`` in the form and the JSON tab (``dirty`` still compares with the prefill)."""
+        self._root.set_value(value)
+        self._json_problem = None
+        self._sync_json(force=True)
+        self._changed()
+
+    def reset(self) -> None:
+        """Back to the prefilled answer."""
+        self.set_value(self._initial)
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the answer differs from the prefilled one."""
+        return not json_equal(self.value, self._initial)
+
+    def validate(self) -> str | None:
+        """Why the answer would be refused, as ``<path>: <message>``, or None when it is valid.
+
+        The message is the core validator's (Ajv's wording). From now on every error is shown
+        beside its field, not only those of fields that were edited.
+        """
+        self._apply_json()
+        self._reveal = True
+        problems = self._assess(self._root_value())
+        self._show_problems(problems)
+        return problems[0].sentence if problems else None
+
+    def field_at(self, path: str) -> FieldWidget | None:
+        """The field for a JSON Pointer (``""`` is the root), or None when no field shows it."""
+        field: FieldWidget | None = self._root
+        for token in _tokens(path):
+            if field is None:
+                return None
+            field = field.child_at(token)
+        return field
+
+    def focus_first_field(self) -> bool:
+        """Put the cursor in the first field; False when the form has nothing focusable."""
+        return self._root.focus_editor()
+
+    # --- composition ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(initial=_FORM_TAB):
+            with TabPane("Form", id=_FORM_TAB):
+                # The scroll area follows the focus; it need not take the focus itself.
+                with VerticalScroll(classes="schema-form--scroll", can_focus=False):
+                    yield self._root
+            with TabPane("JSON", id=_JSON_TAB):
+                yield self._json_area
+                yield self._json_status
+        yield self._summary
+
+    def on_mount(self) -> None:
+        self._show_problems(self._assess(self._root_value()))
+
+    # --- values and the JSON tab ---------------------------------------------------------------
+
+    def _root_value(self) -> Any:
+        value = self._root.value
+        return None if value is UNDEFINED else value
+
+    @staticmethod
+    def _json_text(value: Any) -> str:
+        return dumps_pretty(value)
+
+    @property
+    def _json_active(self) -> bool:
+        try:
+            return self.query_one(TabbedContent).active == _JSON_TAB
+        except Exception:  # not composed yet
+            return False
+
+    def _sync_json(self, *, force: bool = False) -> None:
+        """Write the form's value into the JSON tab (now if it is showing or ``force``, else later)."""
+        if not (force or self._json_active):
+            self._json_stale = True
+            return
+        self._json_stale = False
+        text = self._json_text(self._root_value())
+        if text != self._json_area.text:
+            self._json_shown = text
+            self._json_area.load_text(text)
+        self._json_problem = None
+        self._json_status.update("")
+
+    def _apply_json(self) -> None:
+        """Bring the JSON tab's text into the form when it changed and parses."""
+        if self._json_timer is not None:
+            self._json_timer.stop()
+            self._json_timer = None
+        text = self._json_area.text
+        if text == self._json_shown:
+            return
+        value, problem = parse_json(text)
+        self._json_problem = problem
+        self._json_status.update(f"✗ {problem}" if problem else "")
+        if problem is not None:
+            return
+        self._json_shown = text
+        self._root.set_value(value)
+
+    @on(TextArea.Changed, ".schema-form--json")
+    def _json_typed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self._json_area:
+            return
+        event.stop()
+        if self._json_area.text == self._json_shown:
+            return
+        if self._json_timer is not None:
+            self._json_timer.stop()
+        self._json_timer = self.set_timer(self.DEBOUNCE, self._json_settled)
+
+    def _json_settled(self) -> None:
+        self._json_timer = None
+        self._apply_json()
+        self._changed(from_json=True)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_switched(self, event: TabbedContent.TabActivated) -> None:
+        if event.tabbed_content.parent is not self:
+            return
+        event.stop()
+        if event.pane.id == _JSON_TAB:
+            if self._json_stale:
+                self._sync_json(force=True)
+        else:
+            self._apply_json()
+            self._changed(from_json=True)
+
+    def action_toggle_view(self) -> None:
+        """Switch between the Form and JSON tabs, and put the cursor there."""
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == _FORM_TAB:
+            tabs.active = _JSON_TAB
+            self._json_area.focus()
+        else:
+            tabs.active = _FORM_TAB
+            self.focus_first_field()
+
+    # --- changes and errors --------------------------------------------------------------------
+
+    @on(FieldWidget.Edited)
+    def _field_edited(self, event: FieldWidget.Edited) -> None:
+        event.stop()
+        self._changed()
+
+    def _changed(self, *, from_json: bool = False) -> None:
+        if not from_json:
+            self._sync_json()
+        value = self._root_value()
+        problems = self._assess(value)
+        self.post_message(self.Changed(self, value, problems[0].sentence if problems else None))
+        if self._check_timer is not None:
+            self._check_timer.stop()
+        self._check_timer = self.set_timer(self.DEBOUNCE, self._checked)
+
+    def _checked(self) -> None:
+        self._check_timer = None
+        self._show_problems(self._assess(self._root_value()))
+
+    def _fields(self) -> Iterator[tuple[str, FieldWidget]]:
+        """Every field that shows part of the answer, with its JSON Pointer."""
+        stack: list[tuple[str, FieldWidget]] = [("", self._root)]
+        while stack:
+            path, field = stack.pop()
+            yield path, field
+            children = []
+            for child in field.child_fields():
+                token = _token_of(field, child)
+                children.append((path if token is None else path + _pointer([token]), child))
+            stack.extend(reversed(children))
+
+    def _assess(self, value: Any) -> list[Problem]:
+        """Every reason to refuse ``value``, each placed at its field, most important first."""
+        problems: list[Problem] = []
+        if self._json_problem is not None:
+            problems.append(Problem(self._root, self._json_problem, f"/: {self._json_problem}"))
+        for path, field in self._fields():
+            if isinstance(field, RawJsonField) and field.problem is not None:
+                problems.append(Problem(field, field.problem, f"{path or '/'}: {field.problem}"))
+        if self._compile_problem is not None:
+            problems.append(Problem(self._root, self._compile_problem, f"/: {self._compile_problem}"))
+        if self._compiled is None:
+            return problems
+        errors = self._compiled.all_errors(value)
+        placed = self._place(errors, self._root, "")
+        if errors and not placed:
+            # Nothing could be placed (the errors all sat under a union that validates alone):
+            # the answer is still refused, in the core's words.
+            first = self._compiled.first_error(value) or errors[0]
+            placed = [self._problem_at(self._root, first, [])]
+        return problems + placed
+
+    def _place(self, errors: list[SchemaError], top: FieldWidget, top_path: str) -> list[Problem]:
+        """Put each error at the deepest field its path reaches; unions judge their own variant."""
+        placed: list[Problem] = []
+        deferred: dict[int, tuple[UnionField, str, list[SchemaError]]] = {}
+        depth0 = len(_tokens(top_path))
+        for error in errors:
+            tokens = _tokens(error.instance_path)[depth0:]
+            match = _REQUIRED.match(error.message) if error.keyword == "required" else None
+            if match:
+                tokens.append(match.group(1))
+            field, path, depth = top, top_path, 0
+            while True:
+                if isinstance(field, UnionField):
+                    deferred.setdefault(id(field), (field, path, []))[2].append(error)
+                    break
+                if depth == len(tokens):
+                    placed.append(self._problem_at(field, error, []))
+                    break
+                child = field.child_at(tokens[depth])
+                if child is None:
+                    placed.append(self._problem_at(field, error, tokens[depth:]))
+                    break
+                field, path, depth = child, path + _pointer([tokens[depth]]), depth + 1
+        for union, path, own in deferred.values():
+            placed.extend(self._place_in_union(union, path, own))
+        return placed
+
+    def _place_in_union(self, union: UnionField, path: str, errors: list[SchemaError]) -> list[Problem]:
+        # The core reports every branch's errors; only the picked variant's concern the reviewer.
+        variant, picked = union.variant, union.picked
+        compiled = self._variant_schema(union, picked) if picked is not None else None
+        if variant is None or compiled is None:
+            return [self._problem_at(union, e, _tokens(e.instance_path)[len(_tokens(path)) :]) for e in errors]
+        value = union.value
+        own = compiled.all_errors(None if value is UNDEFINED else value)
+        if own:
+            moved = [SchemaError(path + e.instance_path, e.message, e.keyword) for e in own]
+            return self._place(moved, variant, path)
+        # The variant is fine alone, so the union itself fails (it matches two, say).
+        return [self._problem_at(union, e, []) for e in errors if e.instance_path == path] or [
+            self._problem_at(union, errors[-1], [])
+        ]
+
+    def _variant_schema(self, union: UnionField, index: int) -> CompiledSchema | None:
+        spec = union.spec.variants[index]
+        key = id(spec)
+        if key not in self._variant_schemas:
+            schema = dict(spec.schema)
+            if isinstance(self.schema, dict):
+                # The variant's own $refs point into the root's definitions: carry them along.
+                for keyword in ("$schema", "$defs", "definitions"):
+                    if keyword in self.schema:
+                        schema.setdefault(keyword, self.schema[keyword])
+            try:
+                self._variant_schemas[key] = compile_schema(schema, warn=lambda _line: None)
+            except SchemaCompileError:
+                self._variant_schemas[key] = None
+        return self._variant_schemas[key]
+
+    @staticmethod
+    def _problem_at(field: FieldWidget, error: SchemaError, rest: list[str]) -> Problem:
+        message = f"{_pointer(rest)}: {error.message}" if rest and error.keyword != "required" else error.message
+        return Problem(field, message, f"{error.instance_path or '/'}: {error.message}")
+
+    def _touched(self, field: FieldWidget) -> bool:
+        node: Any = field
+        while node is not None and node is not self:
+            if isinstance(node, FieldWidget) and node.touched:
+                return True
+            node = node.parent
+        return False
+
+    def _show_problems(self, problems: list[Problem]) -> None:
+        """Show each problem beside its field (edited fields only, until ``validate()``) and the summary."""
+        shown: dict[int, list[str]] = {}
+        for problem in problems:
+            if self._reveal or self._touched(problem.field):
+                messages = shown.setdefault(id(problem.field), [])
+                if problem.message not in messages:
+                    messages.append(problem.message)
+        for field in [self._root, *self._root.query(FieldWidget)]:
+            messages = shown.get(id(field), [])
+            if messages or field.errors_shown:
+                field.show_errors(messages)
+        if not problems:
+            self._summary.update("✓ Valid")
+            self._summary.set_classes("schema-form--summary -ok")
+            return
+        count = len(problems)
+        head = "1 problem" if count == 1 else f"{count} problems"
+        self._summary.update(f"✗ {head}: {problems[0].sentence}")
+        self._summary.set_classes("schema-form--summary -error")
+
+
+def _token_of(parent: FieldWidget, child: FieldWidget) -> str | None:
+    """The pointer step from a container to a child; None when the child sits at the same path
+    (a union's variant, an object's extra-keys rows)."""
+    from .fields.array import ArrayField
+    from .fields.keyvalue import KeyValueField
+    from .fields.object import ObjectField
+
+    if isinstance(parent, ArrayField):
+        return str(parent.child_fields().index(child))
+    if isinstance(parent, (KeyValueField, ObjectField)):
+        return parent.key_of(child)
+    return None
