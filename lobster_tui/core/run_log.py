@@ -41,6 +41,8 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -153,58 +155,117 @@ def log_subscriber_for(state: StateStore) -> Subscriber | None:
     return RunLogWriter(state, limits)
 
 
+# Output lines travel as a block (lines joined by "\n", split only where needed) or a list.
+_Lines = str | list[str]
+
+
+def _last_lines(payload: _Lines, count: int, keep: int) -> list[str]:
+    """The last ``keep`` of the ``count`` lines in ``payload``, splitting no more than that."""
+    if keep <= 0:
+        return []
+    if isinstance(payload, list):
+        return payload[count - keep :]
+    return payload.split("\n") if keep >= count else payload.rsplit("\n", keep)[1:]
+
+
 class _Tail:
-    """The ring of a step's output lines past the head budget, and what fell out of it."""
+    """The last ``size`` output lines of one step past the head budget, and how many there were.
 
-    __slots__ = ("lines", "dropped", "first_dropped")
+    Lines are kept as they arrived, ``(first_seq, time, stream, payload, count)`` per batch, and
+    whole batches fall off the front once the newer ones hold ``size`` lines, so a batch costs O(1)
+    however many lines it has. The first line that ever entered is the first dropped: its ``seq``
+    and ``time`` date the ``output_truncated`` event.
+    """
 
-    def __init__(self, size: int) -> None:
-        self.lines: deque[EventDict] = deque(maxlen=size)
-        self.dropped = 0
-        self.first_dropped: EventDict | None = None
+    __slots__ = ("step_id", "size", "batches", "count", "seen", "first")
 
-    def add(self, event: EventDict) -> None:
-        lines = self.lines
-        if len(lines) == lines.maxlen:
-            if not self.dropped:
-                self.first_dropped = lines[0] if lines else event
-            self.dropped += 1
-        lines.append(event)
+    def __init__(self, step_id: Any, size: int) -> None:
+        self.step_id = step_id
+        self.size = size
+        self.batches: deque[tuple[int, Any, Any, _Lines, int]] = deque()
+        self.count = 0
+        self.seen = 0
+        self.first: tuple[int, Any] | None = None
+
+    def extend(self, first_seq: int, time: Any, stream: Any, payload: _Lines, count: int) -> None:
+        if self.first is None:
+            self.first = (first_seq, time)
+        self.seen += count
+        self.count += count
+        batches = self.batches
+        batches.append((first_seq, time, stream, payload, count))
+        while batches and self.count - batches[0][4] >= self.size:
+            self.count -= batches.popleft()[4]
+
+    @property
+    def dropped(self) -> int:
+        return self.seen - min(self.count, self.size)
+
+    def kept(self) -> Iterator[tuple[int, Any, Any, list[str]]]:
+        """The kept lines, oldest first, as ``(first_seq, time, stream, lines)`` per batch."""
+        skip = max(0, self.count - self.size)  # only ever inside the first batch
+        for first_seq, time, stream, payload, count in self.batches:
+            yield first_seq + skip, time, stream, _last_lines(payload, count, count - skip)
+            skip = 0
 
 
 class _RunFile:
     """One open run log: its descriptor, the remaining head budget and the per-step tails."""
 
-    __slots__ = ("fd", "head_left", "tail_size", "tails")
+    __slots__ = ("fd", "run_json", "head_left", "tail_size", "tails")
 
-    def __init__(self, fd: int, limits: LogLimits) -> None:
+    def __init__(self, fd: int, run_id: str, limits: LogLimits) -> None:
         self.fd = fd
+        self.run_json = _json_value(run_id)
         self.head_left = limits.head_lines
         self.tail_size = limits.tail_lines
-        self.tails: dict[str, _Tail] = {}
+        self.tails: dict[Any, _Tail] = {}
 
-    def take(self, event: EventDict) -> None:
-        kind = event["type"]
-        if kind == "output":
-            if self.head_left > 0:
-                self.head_left -= 1
-                self.write(_encode_output(event))
-                return
-            step_id = event.get("stepId")
-            tail = self.tails.get(step_id)  # type: ignore[arg-type]
+    def output(self, step_id: Any, first_seq: int, time: Any, stream: Any, payload: _Lines, count: int) -> None:
+        """``count`` consecutive output lines of one step and stream (``seq`` from ``first_seq``):
+        written while the head budget lasts, the rest kept in the step's ring."""
+        head = min(self.head_left, count)
+        rest: _Lines = payload
+        if head:
+            self.head_left -= head
+            if isinstance(payload, list):
+                written, rest = payload[:head], payload[head:]
+            elif head < count:
+                written = payload.split("\n", head)
+                rest = written.pop()
+            else:
+                written = payload.split("\n")
+            self.write(_outputs_json(self.run_json, _json_value(step_id), first_seq, time, stream, written))
+        if head < count:
+            tail = self.tails.get(step_id)
             if tail is None:
-                tail = self.tails[step_id] = _Tail(self.tail_size)  # type: ignore[index]
-            tail.add(event)
-            return
+                tail = self.tails[step_id] = _Tail(step_id, self.tail_size)
+            tail.extend(first_seq + head, time, stream, rest, count - head)
+
+    def event(self, event: EventDict) -> None:
+        """Any other event; a step's end (or the run's halt or end) first writes the kept tail."""
         if self.tails:
+            kind = event["type"]
             if kind == "step_finished":
-                tail = self.tails.pop(event.get("stepId"), None)  # type: ignore[arg-type]
+                tail = self.tails.pop(event.get("stepId"), None)
                 if tail is not None:
-                    self.write(_encode_tail(tail))
+                    self.write(self._tail_json(tail))
             elif kind in ("checkpoint", "run_finished"):
-                self.write("".join(_encode_tail(tail) for tail in self.tails.values()))
+                self.write("".join(self._tail_json(tail) for tail in self.tails.values()))
                 self.tails.clear()
         self.write(_ENCODER.encode(event) + "\n")
+
+    def _tail_json(self, tail: _Tail) -> str:
+        step_json = _json_value(tail.step_id)
+        parts: list[str] = []
+        if tail.dropped and tail.first is not None:
+            seq, time = tail.first
+            parts.append(
+                f'{{"type":"output_truncated","runId":{self.run_json},"seq":{seq},'
+                f'"time":{_json_value(time)},"stepId":{step_json},"droppedLines":{tail.dropped}}}\n'
+            )
+        parts.extend(_outputs_json(self.run_json, step_json, *batch) for batch in tail.kept())
+        return "".join(parts)
 
     def write(self, text: str) -> None:
         data = text.encode("utf-8", "surrogatepass")
@@ -219,37 +280,27 @@ class _RunFile:
             pass
 
 
-def _encode_output(event: EventDict) -> str:
-    line = event.get("line")
-    # Fewer than cap/4 characters cannot exceed the cap in UTF-8: skip the encode for most lines.
-    if isinstance(line, str) and len(line) > LINE_CAP_BYTES // 4:
-        data = line.encode("utf-8", "surrogatepass")
-        if len(data) > LINE_CAP_BYTES:
-            kept = data[:LINE_CAP_BYTES].decode("utf-8", "ignore")
-            marker = f" [lobster: line truncated, {len(data)} bytes]"
-            event = {**event, "line": kept + marker}  # a copy: other subscribers share the dict
-    return _ENCODER.encode(event) + "\n"
+def _json_value(value: Any) -> str:
+    return encode_basestring_ascii(value) if type(value) is str else _ENCODER.encode(value)
 
 
-def _encode_tail(tail: _Tail) -> str:
-    parts: list[str] = []
-    first = tail.first_dropped
-    if tail.dropped and first is not None:
-        parts.append(
-            _ENCODER.encode(
-                {
-                    "type": "output_truncated",
-                    "runId": first.get("runId"),
-                    "seq": first.get("seq"),
-                    "time": first.get("time"),
-                    "stepId": first.get("stepId"),
-                    "droppedLines": tail.dropped,
-                }
-            )
-            + "\n"
-        )
-    parts.extend(_encode_output(event) for event in tail.lines)
-    return "".join(parts)
+def _outputs_json(run_json: str, step_json: str, first_seq: int, time: Any, stream: Any, lines: list[str]) -> str:
+    """Consecutive ``output`` event lines, ``seq`` counting from ``first_seq``; keys and their order
+    are the runner's, so a line reads the same whether it came alone or in a block."""
+    prefix = f'{{"type":"output","runId":{run_json},"seq":'
+    middle = f',"time":{_json_value(time)},"stepId":{step_json},"stream":{_json_value(stream)},"line":'
+    # Fewer than cap/4 characters cannot exceed the cap in UTF-8: usually every line is encoded in C.
+    short = not lines or max(map(len, lines)) <= LINE_CAP_BYTES // 4
+    encoded = map(encode_basestring_ascii if short else _line_json, lines)
+    return "".join([f"{prefix}{seq}{middle}{text}}}\n" for seq, text in zip(range(first_seq, first_seq + len(lines)), encoded)])
+
+
+def _line_json(line: str) -> str:
+    """An output line as JSON, cut at ``LINE_CAP_BYTES`` of UTF-8 with a marker."""
+    data = line.encode("utf-8", "surrogatepass")
+    if len(data) > LINE_CAP_BYTES:
+        line = data[:LINE_CAP_BYTES].decode("utf-8", "ignore") + f" [lobster: line truncated, {len(data)} bytes]"
+    return encode_basestring_ascii(line)
 
 
 class RunLogWriter:
@@ -258,36 +309,57 @@ class RunLogWriter:
     A log is opened on a run's first event and closed at its ``run_finished``; a later event of the
     same run (a resume in this process) reopens it for appending. Logging is best effort: an I/O
     error stops logging that run and never reaches the runner.
+
+    Besides the one-event call, :meth:`output_block` takes many output lines at once, so a loud
+    step costs per read of its pipe, not per line.
     """
 
     def __init__(self, state: StateStore, limits: LogLimits | None = None) -> None:
         self.state = state
         self.limits = limits or LogLimits()
-        self._files: dict[str, _RunFile | None] = {}
+        self._files: dict[Any, _RunFile | None] = {}
         # Parallel runs in one process (the TUI) share this writer; RunEvents only orders one run.
         self._lock = threading.Lock()
 
     def __call__(self, event: EventDict) -> None:
         run_id = event.get("runId")
         with self._lock:
-            if run_id in self._files:
-                run_file = self._files[run_id]  # type: ignore[index]
-            else:
-                run_file = self._files[run_id] = self._open(run_id)  # type: ignore[index]
+            run_file = self._file(run_id)
+            if run_file is None:
+                if event["type"] == "run_finished":
+                    self._files.pop(run_id, None)
+                return
+            try:
+                if event["type"] == "output":
+                    line = event.get("line")
+                    run_file.output(event.get("stepId"), event["seq"], event.get("time"), event.get("stream"),
+                                    [line if isinstance(line, str) else str(line)], 1)
+                else:
+                    run_file.event(event)
+            except OSError:
+                self._give_up(run_id, run_file)
+                return
             if event["type"] == "run_finished":
-                # Whatever happens below, the next event of this run id starts afresh.
-                del self._files[run_id]  # type: ignore[arg-type]
+                # The next event of this run id (a resume in this process) reopens the log.
+                del self._files[run_id]
+                run_file.close()
+
+    def output_block(self, event: EventDict, block: str, count: int) -> None:
+        """Log ``count`` consecutive ``output`` events at once.
+
+        ``block`` is their lines joined by ``"\n"``; ``event`` is the first one without ``line``
+        (its ``seq``; each next line has the next number, the same ``time``). Logging the block
+        splits only the lines it writes, so output past the head costs per block, not per line.
+        """
+        run_id = event.get("runId")
+        with self._lock:
+            run_file = self._file(run_id)
             if run_file is None:
                 return
             try:
-                run_file.take(event)
+                run_file.output(event.get("stepId"), event["seq"], event.get("time"), event.get("stream"), block, count)
             except OSError:
-                run_file.close()
-                if run_id in self._files:
-                    self._files[run_id] = None  # type: ignore[index]
-                return
-            if event["type"] == "run_finished":
-                run_file.close()
+                self._give_up(run_id, run_file)
 
     def close(self) -> None:
         """Close every open log (for long-lived shells; unflushed tails are dropped)."""
@@ -296,6 +368,18 @@ class RunLogWriter:
                 if run_file is not None:
                     run_file.close()
             self._files.clear()
+
+    def _file(self, run_id: Any) -> _RunFile | None:
+        try:
+            return self._files[run_id]
+        except KeyError:
+            run_file = self._files[run_id] = self._open(run_id)
+            return run_file
+
+    def _give_up(self, run_id: Any, run_file: _RunFile) -> None:
+        # Remembered as None so the rest of this run skips logging instead of retrying per line.
+        run_file.close()
+        self._files[run_id] = None
 
     def _open(self, run_id: object) -> _RunFile | None:
         if not is_valid_run_id(run_id):
@@ -318,7 +402,7 @@ class RunLogWriter:
                 prune_logs(self.state, self.limits.keep_runs, protect=path)
             except OSError:
                 pass  # retention is housekeeping; it must not cost the run its log
-        return _RunFile(fd, self.limits)
+        return _RunFile(fd, run_id, self.limits)
 
 
 # -- retention -------------------------------------------------------------------------------------

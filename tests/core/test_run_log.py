@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -195,6 +196,45 @@ def test_huge_output_keeps_head_and_tail_with_one_truncation_event(state: StateS
     assert [e["line"] for e in logged if e.get("stepId") == "after" and e["type"] == "output"] == ["after"]
     seqs = [e["seq"] for e in logged]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+
+def log_lines_of(state: StateStore, lines: list[str], limits: LogLimits, blocks: list[int] | None) -> list[dict[str, Any]]:
+    """Log ``lines`` of step ``a`` one event each (``blocks`` None) or in blocks of those sizes."""
+    writer = RunLogWriter(state, limits)
+    base = {"type": "output", "runId": "samerun", "time": "2030-01-01T00:00:00.000Z", "stepId": "a", "stream": "stdout"}
+    writer({"type": "run_started", "runId": "samerun", "seq": 1, "time": base["time"]})
+    if blocks is None:
+        for index, line in enumerate(lines):
+            writer({**base, "seq": 2 + index, "line": line})
+    else:
+        start = 0
+        for size in blocks:
+            writer.output_block({**base, "seq": 2 + start}, "\n".join(lines[start : start + size]), size)
+            start += size
+    writer({"type": "step_finished", "runId": "samerun", "seq": 2 + len(lines), "time": base["time"], "stepId": "a"})
+    return read_events(state, "samerun")
+
+
+@pytest.mark.parametrize(("head", "tail"), [(10, 7), (0, 5), (3, 0), (0, 0), (100, 100), (5, 1000)])
+def test_blocks_of_lines_are_logged_exactly_like_one_event_per_line(tmp_path: Path, head: int, tail: int) -> None:
+    lines = [f"line {i}" for i in range(60)] + ["é" * 5000, "\x00\x1b bytes", "", "last"]
+    limits = LogLimits(head_lines=head, tail_lines=tail)
+    single = log_lines_of(StateStore(tmp_path / "single"), lines, limits, None)
+    generator = random.Random(head * 1000 + tail)
+    for attempt in range(5):
+        sizes: list[int] = []
+        while sum(sizes) < len(lines):
+            sizes.append(min(generator.randint(1, 20), len(lines) - sum(sizes)))
+        assert log_lines_of(StateStore(tmp_path / f"blocks{attempt}"), lines, limits, sizes) == single
+    outputs = [e for e in single if e["type"] in ("output", "output_truncated")]
+    kept_head = min(head, len(lines))
+    kept_tail = min(tail, len(lines) - kept_head)
+    assert len([e for e in outputs if e["type"] == "output"]) == kept_head + kept_tail
+    if kept_head + kept_tail < len(lines):
+        truncated = outputs[kept_head]
+        assert truncated["type"] == "output_truncated" and truncated["seq"] == 2 + kept_head
+        assert truncated["droppedLines"] == len(lines) - kept_head - kept_tail
+    assert [e["seq"] for e in outputs] == sorted(e["seq"] for e in outputs)
 
 
 def test_long_lines_are_capped_with_a_marker(state: StateStore) -> None:
