@@ -75,7 +75,7 @@ def decode_token(token: str) -> dict[str, Any]:
 
 
 def files_in(state_dir: Path) -> list[str]:
-    """Names in the state directory (run logs live in a subfolder and are left out)."""
+    """Checkpoint files in the state directory; the run logs and the audit journal are left out."""
     if not state_dir.exists():
         return []
-    return sorted(p.name for p in state_dir.iterdir() if p.name != "runs")
+    return sorted(p.name for p in state_dir.iterdir() if p.name not in ("runs", "audit"))

@@ -48,7 +48,7 @@ def js_number_str(x: int | float) -> str:
         return "Infinity" if x > 0 else "-Infinity"
     if x == 0:
         return "0"
-    if x.is_integer() and abs(x) < 1e21:
+    if x.is_integer() and abs(x) < _MAX_SAFE_INT:
         return str(int(x))
     sign = "-" if x < 0 else ""
     # repr gives the shortest round-tripping digits, as JS does; only the layout differs.
