@@ -13,14 +13,16 @@ Bounds, per run segment (a resume starts a fresh budget):
 - past that, each step's lines go to an in-memory ring of ``LOBSTER_LOG_TAIL_LINES`` (default
   1,000); when the step finishes (or the run halts or ends) its ring is written, preceded by one
   ``output_truncated`` event with ``droppedLines`` when lines fell out of it. That event takes the
-  ``seq`` and ``time`` of the first dropped line, so ``seq`` stays unique and increasing in a file;
+  ``seq`` and ``time`` of the first dropped line, so ``seq`` stays unique and increasing within a
+  run segment (``seq`` restarts with each process, hence with a resume);
 - an output line longer than 4 KiB (UTF-8) is cut there and ends with a ``[lobster: line truncated
   ...]`` marker.
 
 Retention: when a new log is created, logs beyond the newest ``LOBSTER_LOG_KEEP_RUNS`` (default
 200, ``0`` turns logging off) are deleted, except the log of a run waiting at a checkpoint (its last
-event is a ``checkpoint`` or a ``run_finished`` with ``needs_approval``/``needs_input``) and the log
-of a run that looks alive (not finished, written within the last day).
+event is a ``checkpoint`` or a ``run_finished`` with ``needs_approval``/``needs_input``, and the
+checkpoint's resume state still exists) and the log of a run that looks alive (not finished,
+written within the last day).
 
 Readers: :func:`read_events`, :func:`follow_events` and :func:`list_runs`; a line that cannot be
 parsed becomes a ``log_note`` event (see :class:`lobster_tui.core.event_models.LogNote`) instead of
@@ -41,11 +43,11 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import repeat
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, TextIO
 
+from .errors import LobsterError
 from .events import EventDict, Subscriber
 from .state import StateStore
 
@@ -325,29 +327,27 @@ class RunLogWriter:
         run_id = event.get("runId")
         with self._lock:
             run_file = self._file(run_id)
-            if run_file is None:
-                if event["type"] == "run_finished":
-                    self._files.pop(run_id, None)
-                return
-            try:
-                if event["type"] == "output":
-                    line = event.get("line")
-                    run_file.output(event.get("stepId"), event["seq"], event.get("time"), event.get("stream"),
-                                    [line if isinstance(line, str) else str(line)], 1)
-                else:
-                    run_file.event(event)
-            except OSError:
-                self._give_up(run_id, run_file)
-                return
+            if run_file is not None:
+                try:
+                    if event["type"] == "output":
+                        line = event.get("line")
+                        run_file.output(event.get("stepId"), event["seq"], event.get("time"), event.get("stream"),
+                                        [line if isinstance(line, str) else str(line)], 1)
+                    else:
+                        run_file.event(event)
+                except OSError:
+                    self._give_up(run_id, run_file)
+                    run_file = None
             if event["type"] == "run_finished":
-                # The next event of this run id (a resume in this process) reopens the log.
+                # The next event of this run id (a resume in this process) opens the log afresh.
                 del self._files[run_id]
-                run_file.close()
+                if run_file is not None:
+                    run_file.close()
 
     def output_block(self, event: EventDict, block: str, count: int) -> None:
         """Log ``count`` consecutive ``output`` events at once.
 
-        ``block`` is their lines joined by ``"\n"``; ``event`` is the first one without ``line``
+        ``block`` is their lines joined by ``"\\n"``; ``event`` is the first one without ``line``
         (its ``seq``; each next line has the next number, the same ``time``). Logging the block
         splits only the lines it writes, so output past the head costs per block, not per line.
         """
@@ -411,7 +411,9 @@ class RunLogWriter:
 def prune_logs(state: StateStore, keep_runs: int, *, protect: Path | None = None) -> list[Path]:
     """Delete logs beyond the newest ``keep_runs`` (by modification time); returns what went.
 
-    Kept regardless: ``protect``, logs of runs waiting at a checkpoint and logs that look alive.
+    Kept regardless: ``protect``, logs of runs still waiting at a checkpoint and logs that look
+    alive. A run counts as waiting while its checkpoint's resume state exists: a checkpoint dropped
+    elsewhere (the official runtime resumed it, say) must not pin its log forever.
     """
     dated: list[tuple[float, Path]] = []
     for path in _log_files(state):
@@ -427,10 +429,10 @@ def prune_logs(state: StateStore, keep_runs: int, *, protect: Path | None = None
     for mtime, path in dated[keep_runs:]:
         if path == protect:
             continue
-        last = _last_event(path)
-        if last is not None and _is_waiting(last):
+        tail = _tail_events(path)
+        if tail and _still_waiting(state, tail):
             continue
-        finished = last is not None and last.get("type") == "run_finished"
+        finished = bool(tail) and tail[-1].get("type") == "run_finished"
         if not finished and now - mtime < _LIVE_GRACE_SECONDS:
             continue
         try:
@@ -441,18 +443,27 @@ def prune_logs(state: StateStore, keep_runs: int, *, protect: Path | None = None
     return removed
 
 
-def _last_event(path: Path) -> EventDict | None:
+def _tail_events(path: Path) -> list[EventDict]:
     try:
         with open(path, "rb") as handle:
-            events = _peek_events(handle, os.fstat(handle.fileno()).st_size, from_end=True)
+            return _peek_events(handle, os.fstat(handle.fileno()).st_size, from_end=True)
     except OSError:
-        return None
-    return events[-1] if events else None
+        return []
 
 
-def _is_waiting(event: EventDict) -> bool:
-    kind = event.get("type")
-    return kind == "checkpoint" or (kind == "run_finished" and event.get("status") in WAITING_STATUSES)
+def _still_waiting(state: StateStore, tail: list[EventDict]) -> bool:
+    last = tail[-1]
+    kind = last.get("type")
+    if not (kind == "checkpoint" or (kind == "run_finished" and last.get("status") in WAITING_STATUSES)):
+        return False
+    checkpoint = next((event for event in reversed(tail) if event.get("type") == "checkpoint"), None)
+    key = checkpoint.get("stateKey") if checkpoint is not None else None
+    if not isinstance(key, str):
+        return True  # cannot tell: keep it
+    try:
+        return state.key_path(key).exists()
+    except LobsterError:
+        return True  # a key that does not normalise: cannot tell either
 
 
 # -- readers ---------------------------------------------------------------------------------------

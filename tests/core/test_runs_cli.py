@@ -220,3 +220,14 @@ def test_a_corrupt_log_line_is_reported_not_fatal(lobster: LobsterCli, gated: Pa
     assert result.code == 0
     assert result.stderr == "warning: line 3 of the log is not a valid event; skipped\n"
     assert "|| checkpoint: approval" in result.stdout
+
+
+def test_retention_keeps_a_run_waiting_for_approval(lobster: LobsterCli, gated: Path, tmp_path: Path) -> None:
+    waiting_id, _ = run_to_approval(lobster, gated)
+    quick = tmp_path / "quick.yaml"
+    quick.write_text("name: quick\nsteps:\n  - id: a\n    run: echo quick\n")
+    for _ in range(3):
+        assert lobster("run", "--mode", "tool", str(quick), env={"LOBSTER_LOG_KEEP_RUNS": "1"}).code == 0
+    runs = runs_json(lobster)
+    assert [run["name"] for run in runs] == ["quick", "gated"]
+    assert runs[1]["id"] == waiting_id and runs[1]["status"] == "needs_approval"
