@@ -5,7 +5,8 @@ compact JSON line, written with a single ``write`` on an ``O_APPEND`` descriptor
 tailing the file sees whole events as soon as they happen. A resumed run keeps its run id, so its
 events land in the same file after the checkpoint. The official runtime ignores the ``runs/``
 folder; it is created 0700 and logs 0600, since output can be sensitive. Events carry no
-environment values and the writer adds none.
+environment values and the writer adds none. Output comes one event per line or, cheaper, as a
+block of lines through :meth:`RunLogWriter.output_block`; both give the same file.
 
 Bounds, per run segment (a resume starts a fresh budget):
 
@@ -415,14 +416,15 @@ def prune_logs(state: StateStore, keep_runs: int, *, protect: Path | None = None
     alive. A run counts as waiting while its checkpoint's resume state exists: a checkpoint dropped
     elsewhere (the official runtime resumed it, say) must not pin its log forever.
     """
+    paths = _log_files(state)
+    if len(paths) <= keep_runs:
+        return []  # the usual case, decided without a stat per log
     dated: list[tuple[float, Path]] = []
-    for path in _log_files(state):
+    for path in paths:
         try:
             dated.append((path.stat().st_mtime, path))
         except OSError:
             continue
-    if len(dated) <= keep_runs:
-        return []
     dated.sort(key=lambda item: item[0], reverse=True)
     now = time.time()
     removed: list[Path] = []
