@@ -90,6 +90,24 @@ def _js_object_order(value: Any) -> Any:
     return ordered
 
 
+def _parse_json(text: str) -> Any:
+    try:
+        return loads(text)
+    except (ValueError, RecursionError) as error:
+        raise LobsterRuntimeError(str(error)) from None
+
+
+def _parse_yaml(text: str) -> Any:
+    import yaml
+
+    from .yaml12 import load_yaml
+
+    try:
+        return load_yaml(text)
+    except (yaml.YAMLError, RecursionError) as error:
+        raise LobsterRuntimeError(str(error)) from None
+
+
 def load_workflow(path: str) -> dict[str, Any] | list[Any]:
     """Read and parse a workflow file (R-WF-1); it is not validated (see :func:`validate_workflow`).
 
@@ -102,20 +120,7 @@ def load_workflow(path: str) -> dict[str, Any] | list[Any]:
             text = handle.read()
     except OSError as error:
         raise LobsterRuntimeError(_os_error_message(error, "open", path)) from None
-    try:
-        if path.lower().endswith(".json"):
-            parsed = loads(text)
-        else:
-            import yaml
-
-            from .yaml12 import load_yaml
-
-            try:
-                parsed = load_yaml(text)
-            except yaml.YAMLError as error:
-                raise LobsterRuntimeError(str(error)) from None
-    except (ValueError, RecursionError) as error:
-        raise LobsterRuntimeError(str(error)) from None
+    parsed = _parse_json(text) if path.lower().endswith(".json") else _parse_yaml(text)
     if not isinstance(parsed, (dict, list)):
         raise LobsterRuntimeError("Workflow file must be a JSON/YAML object")
     return _js_object_order(parsed)
