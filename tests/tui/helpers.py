@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import json
 import shutil
+import tempfile
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,8 +55,15 @@ class Lobster:
         )
 
     def workflow(self, name: str, env: dict[str, str] | None = None, text: str | None = None) -> Outcome:
-        """Run ``examples/<name>.lobster`` (or ``text`` saved under that name) to its first halt."""
+        """Run ``examples/<name>.lobster`` (or ``text`` saved under that name) to its first halt.
+
+        An example run without extra env is made once per test session by the real runner and
+        copied here (its sleeps would otherwise cost every test); the copy's workflow path is
+        rewritten to this test's own copy of the workflow file.
+        """
         target = self.workdir / f"{name}.lobster"
+        if text is None and env is None:
+            return _copy_template(name, self)
         if text is not None:
             target.write_text(text, encoding="utf-8")
         else:
@@ -77,6 +87,42 @@ class Lobster:
     def resume_files(self) -> list[str]:
         """Pending resume-state files."""
         return [name for name in self.files() if "_resume_" in name]
+
+
+_TEMPLATES: dict[str, tuple[Path, Outcome]] = {}
+
+
+def _template(name: str) -> tuple[Path, Outcome]:
+    """A state directory where ``examples/<name>.lobster`` halted once, made by the real runner."""
+    if name not in _TEMPLATES:
+        base = Path(tempfile.mkdtemp(prefix=f"lobster-tui-template-{name}-"))
+        atexit.register(shutil.rmtree, base, True)
+        work = base / "work"
+        work.mkdir()
+        maker = Lobster(base / "state", work)
+        shutil.copyfile(EXAMPLES / f"{name}.lobster", work / f"{name}.lobster")
+        outcome = run_workflow(str(work / f"{name}.lobster"), maker.context())
+        assert outcome.status in ("needs_approval", "needs_input"), outcome.envelope()
+        _TEMPLATES[name] = (base, outcome)
+    return _TEMPLATES[name]
+
+
+def _copy_template(name: str, lobster: Lobster) -> Outcome:
+    base, outcome = _template(name)
+    workflow = lobster.workdir / f"{name}.lobster"
+    shutil.copyfile(base / "work" / f"{name}.lobster", workflow)
+    lobster.root.mkdir(parents=True, exist_ok=True)
+    for path in (base / "state").iterdir():
+        if path.is_dir():
+            shutil.copytree(path, lobster.root / path.name, dirs_exist_ok=True)
+            continue
+        text = path.read_text(encoding="utf-8")
+        if path.name.startswith("workflow_resume_"):
+            data = json.loads(text)
+            data["filePath"] = str(workflow)
+            text = json.dumps(data, indent=2) + "\n"
+        (lobster.root / path.name).write_text(text, encoding="utf-8")
+    return outcome
 
 
 MakeApp = Callable[..., LobsterApp]

@@ -70,7 +70,7 @@ class AnswerScreen(Screen[None]):
                     **self._language(),
                 )
                 yield Static("", id="answer-status", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     @staticmethod
     def _language() -> dict[str, str]:

@@ -46,7 +46,7 @@ class ConfirmScreen(ModalScreen[bool]):
                     id="yes",
                     variant="error" if self.decision.kind in ("reject", "cancel") else "success",
                 )
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         # The safe answer has focus, so enter backs out unless the reviewer moved on purpose.

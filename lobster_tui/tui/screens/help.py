@@ -70,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
             facts.append(f"Approver: {self.approver or 'not set (--approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
             facts.append("Deciding always asks first: y confirms, n or esc backs out.")
             yield Static("\n".join(facts), id="help-facts", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#help-table", DataTable)

@@ -56,7 +56,8 @@ class InboxScreen(Screen[None]):
 
     BINDINGS: list[BindingType] = [
         Binding("slash", "filter", "Filter", id="inbox.filter"),
-        Binding("r", "rescan", "Rescan", id="inbox.rescan"),
+        # In help and the palette; left out of the footer so 80 columns fit the rest.
+        Binding("r", "rescan", "Rescan", show=False, id="inbox.rescan"),
         Binding("l", "toggle_log", "Log", id="inbox.toggle_log"),
         Binding("escape", "clear_filter", "Clear filter", id="inbox.clear_filter"),
     ]
@@ -82,7 +83,7 @@ class InboxScreen(Screen[None]):
                     id="preview",
                 )
                 yield LogPanel(id="log")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def lobster(self) -> LobsterApp:

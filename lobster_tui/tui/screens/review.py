@@ -59,7 +59,7 @@ class ReviewScreen(Screen[None]):
             full=True,
             id="review-preview",
         )
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"review · {self.checkpoint.short_id}"

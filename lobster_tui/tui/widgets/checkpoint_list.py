@@ -140,10 +140,10 @@ class CheckpointList(DataTable):
         fixed = {"kind": 9, "age": 4, "id": 8}
         # One cell of padding either side of each of 5 columns, and room for a scrollbar.
         spare = max(24, total - sum(fixed.values()) - 2 * 5 - 2)
-        # Room for the longest "name › step" (a pipeline's text counts as 24), but the prompt
-        # keeps at least a third.
-        wanted = max([len(self._where_text(e, 24)) for e in self._shown] + [15])
-        where = max(12, min(wanted, 44, spare - max(12, spare // 3)))
+        # Room for the longest "name › step" (a pipeline's text counts as 16), but the prompt
+        # keeps at least 45%: it is what a reviewer reads first.
+        wanted = max([len(self._where_text(e, 16)) for e in self._shown] + [15])
+        where = max(12, min(wanted, 44, int(spare * 0.55)))
         return {**fixed, "where": where, "prompt": max(10, spare - where)}
 
     @staticmethod

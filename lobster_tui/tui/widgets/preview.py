@@ -65,8 +65,6 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
     entry: reactive[Entry | None] = reactive(None, recompose=True)
     """The checkpoint shown; None shows a hint."""
 
-    run_events: reactive[list[dict[str, Any]] | None] = reactive(None, recompose=True)
-    """The run's logged events before the gate, when its log could be read."""
 
     def __init__(
         self,
@@ -86,12 +84,12 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         self._clock = clock
         self._full = full
         self._loaded_for: str | None = None
+        # The run's logged events before the gate, once its log has been read.
+        self.run_events: list[dict[str, Any]] | None = None
 
     def show(self, entry: Entry | None) -> None:
         """Show a checkpoint (and fetch its run log in the background)."""
-        if entry is not None and self.entry is not None and entry.state_key != self.entry.state_key:
-            self.run_events = None
-        elif entry is None:
+        if entry is None or self.entry is None or entry.state_key != self.entry.state_key:
             self.run_events = None
         self.entry = entry
         if isinstance(entry, Checkpoint) and entry.run_id and self._state is not None:
@@ -114,8 +112,14 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
             pass  # the app closed meanwhile
 
     def _apply_run_events(self, state_key: str, events: list[dict[str, Any]]) -> None:
-        if self.entry is not None and self.entry.state_key == state_key:
-            self.run_events = events
+        if self.entry is None or self.entry.state_key != state_key:
+            return
+        self.run_events = events
+        lines = self._event_lines(events, self._styles())
+        # Only this section changes: update it in place rather than recompose the preview.
+        for steps in self.query("#before-steps").results(Static):
+            steps.update(Text("\n").join(lines) if lines else Text("Nothing ran."))
+            steps.remove_class("hint")
 
     # -- composition -------------------------------------------------------------------------------
 
@@ -159,11 +163,11 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         age = format_age(entry.created_at, self._clock())
         where = f" · {Path(entry.file_path).name}" if entry.file_path else ""
         yield Static(f"id {entry.short_id}{where} · {stamp} ({age} ago)", classes="meta")
+        yield self._section("Prompt")
+        yield Static(printable(entry.prompt), classes="prompt")
         if entry.source == "pipeline":
             yield self._section("Pipeline")
             yield Static(printable(entry.workflow), classes="raw", markup=False)
-        yield self._section("Prompt")
-        yield Static(printable(entry.prompt), classes="prompt")
         if entry.note:
             yield Static(printable(entry.note), classes="-error")
         if entry.kind == "approval":
@@ -204,14 +208,14 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         styles = self._styles()
         if self.run_events:
             lines = self._event_lines(self.run_events, styles)
-            yield Static(Text("\n").join(lines) if lines else Text("Nothing ran."), classes="steps")
+            yield Static(Text("\n").join(lines) if lines else Text("Nothing ran."), classes="steps", id="before-steps")
             return
         # The gate's own record (a workflow keeps one) is the checkpoint itself, not history.
         records = [r for r in entry.steps_before if r.step_id != entry.step]
         if not records:
-            yield Static("Nothing ran before this gate.", classes="hint")
+            yield Static("Nothing ran before this gate.", classes="hint", id="before-steps")
             return
-        yield Static(Text("\n").join(self._record_lines(records, styles)), classes="steps")
+        yield Static(Text("\n").join(self._record_lines(records, styles)), classes="steps", id="before-steps")
 
     def _event_lines(self, events: Iterable[Mapping[str, Any]], styles: EventStyles) -> list[Text]:
         lines: list[Text] = []
