@@ -7,7 +7,9 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from textual import events
 from textual.app import App, ComposeResult
+from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -60,24 +62,55 @@ def _inside(widget: Widget | None, ancestor: Widget) -> bool:
     return False
 
 
-async def tab_to(pilot: Pilot[None], path: str, *, limit: int = 80) -> Widget:
-    """Press ``tab`` until the cursor is inside the field at ``path``; fail if it never gets there."""
+async def tab_to(pilot: Pilot[None], path: str) -> Widget:
+    """Press ``tab`` until the cursor is inside the field at ``path``; fail if it never gets there.
+
+    The number of presses is read off the screen's focus chain and the tabs are sent together,
+    then the test checks that the cursor really arrived.
+    """
     app = pilot.app
     assert isinstance(app, FormHost)
-    for _ in range(limit):
-        field = app.form.field_at(path)
-        assert field is not None, f"no field at {path!r}"
-        if _inside(app.focused, field):
-            assert app.focused is not None
-            return app.focused
-        await pilot.press("tab")
-    raise AssertionError(f"tab never reached the field at {path!r} (focus: {app.focused!r})")
+    target = app.form.field_at(path)
+    assert target is not None, f"no field at {path!r}"
+    if _inside(app.focused, target):
+        assert app.focused is not None
+        return app.focused
+    chain = app.screen.focus_chain
+    start = chain.index(app.focused) if app.focused in chain else -1
+    steps = next(
+        (n for n in range(1, len(chain) + 1) if _inside(chain[(start + n) % len(chain)], target)),
+        None,
+    )
+    assert steps is not None, f"tab can never reach the field at {path!r}"
+    await _send(pilot, ["tab"] * steps)
+    assert _inside(app.focused, target), f"{steps} tabs did not reach {path!r} (focus: {app.focused!r})"
+    assert app.focused is not None
+    return app.focused
+
+
+async def _send(pilot: Pilot[None], keys: list[str]) -> None:
+    """Send key events as ``pilot.press`` builds them, then wait once for the app to settle."""
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else "\r" if key == "enter" else "\t" if key == "tab" else None
+        name = key if len(key) > 1 or key.isalnum() else _character_to_key(key)
+        event = events.Key(name, char)
+        event.set_sender(app)
+        app.post_message(event)
+    await pilot.pause()
+    await pilot.pause()
 
 
 async def type_text(pilot: Pilot[None], text: str) -> None:
-    """Type ``text`` one key at a time."""
-    keys = ["enter" if c == "\n" else c for c in text]
-    await pilot.press(*keys)
+    """Type ``text`` into the focused widget: one key event per character, as ``pilot.press`` sends them.
+
+    ``pilot.press`` waits for the app to go idle after every key (40 ms or more each); the keys
+    of one word go to one widget and change no focus, so they are sent together and waited for
+    once. ``\n`` is ``enter`` (a new line in a text area).
+    """
+    focused = pilot.app.focused
+    await _send(pilot, ["enter" if char == "\n" else char for char in text])
+    assert pilot.app.focused is focused, "typing moved the cursor; use pilot.press for keys that do"
 
 
 def field(app: FormHost, path: str) -> FieldWidget:

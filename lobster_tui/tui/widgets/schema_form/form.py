@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from time import monotonic
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -152,9 +153,12 @@ class SchemaForm(Widget):
         self._json_problem: str | None = None
         self._json_status = Static("", classes="schema-form--json-status", markup=False)
         self._summary = Static("", classes="schema-form--summary", markup=False)
+        self._summary_text = ""
         self._reveal = False
         self._check_timer: Timer | None = None
+        self._check_due = 0.0
         self._json_timer: Timer | None = None
+        self._json_due = 0.0
         self._variant_schemas: dict[int, CompiledSchema | None] = {}
 
     # --- public API ----------------------------------------------------------------------------
@@ -275,11 +279,16 @@ class SchemaForm(Widget):
         event.stop()
         if self._json_area.text == self._json_shown:
             return
-        if self._json_timer is not None:
-            self._json_timer.stop()
-        self._json_timer = self.set_timer(self.DEBOUNCE, self._json_settled)
+        self._json_due = monotonic() + self.DEBOUNCE
+        # One timer per pause rather than one per keystroke: it re-arms itself until typing stops.
+        if self._json_timer is None:
+            self._json_timer = self.set_timer(self.DEBOUNCE, self._json_settled)
 
     def _json_settled(self) -> None:
+        remaining = self._json_due - monotonic()
+        if remaining > 0.005:
+            self._json_timer = self.set_timer(remaining, self._json_settled)
+            return
         self._json_timer = None
         self._apply_json()
         self._changed(from_json=True)
@@ -319,11 +328,15 @@ class SchemaForm(Widget):
         value = self._root_value()
         problems = self._assess(value)
         self.post_message(self.Changed(self, value, problems[0].sentence if problems else None))
-        if self._check_timer is not None:
-            self._check_timer.stop()
-        self._check_timer = self.set_timer(self.DEBOUNCE, self._checked)
+        self._check_due = monotonic() + self.DEBOUNCE
+        if self._check_timer is None:
+            self._check_timer = self.set_timer(self.DEBOUNCE, self._checked)
 
     def _checked(self) -> None:
+        remaining = self._check_due - monotonic()
+        if remaining > 0.005:
+            self._check_timer = self.set_timer(remaining, self._checked)
+            return
         self._check_timer = None
         self._show_problems(self._assess(self._root_value()))
 
@@ -444,14 +457,16 @@ class SchemaForm(Widget):
             messages = shown.get(id(field), [])
             if messages or field.errors_shown:
                 field.show_errors(messages)
-        if not problems:
-            self._summary.update("✓ Valid")
-            self._summary.set_classes("schema-form--summary -ok")
-            return
-        count = len(problems)
-        head = "1 problem" if count == 1 else f"{count} problems"
-        self._summary.update(f"✗ {head}: {problems[0].sentence}")
-        self._summary.set_classes("schema-form--summary -error")
+        if problems:
+            count = len(problems)
+            head = "1 problem" if count == 1 else f"{count} problems"
+            text, state = f"✗ {head}: {problems[0].sentence}", "-error"
+        else:
+            text, state = "✓ Valid", "-ok"
+        if text != self._summary_text:
+            self._summary_text = text
+            self._summary.update(text)
+            self._summary.set_classes(f"schema-form--summary {state}")
 
 
 def _token_of(parent: FieldWidget, child: FieldWidget) -> str | None:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Static
@@ -61,12 +62,12 @@ class FieldWidget(Widget):
         & > .field--header {
             height: 1;
             width: 1fr;
-            & > .field--label { width: auto; text-style: bold; }
-            & > .field--marker { width: auto; color: $text-error; margin-left: 1; }
+            & > .field--label { width: auto; }
             & > .field--null { margin-left: 2; }
         }
+        & > .field--label { width: 1fr; }
         & > .field--body { height: auto; width: 1fr; }
-        &.-root > .field--header > .field--marker { display: none; }
+        & > .field--label { width: 1fr; }
         & > .field--help { color: $text-muted; width: 1fr; }
         & > .field--error { color: $text-error; width: 1fr; display: none; }
         & > .field--error.-shown { display: block; }
@@ -111,10 +112,15 @@ class FieldWidget(Widget):
             Checkbox("null", is_null, compact=True, classes="field--null") if spec.nullable else None
         )
         self._null_known = is_null
-        self._body = Vertical(classes="field--body")
-        self._body.disabled = is_null
-        self._label_widget = Label(label or "", classes="field--label", markup=False)
+        # Every widget costs layout time on each refresh, so a plain leaf field is just its label
+        # and editor: the body container exists for groups (indent) and nullable fields (disable).
+        self._body: Widget = Vertical(classes="field--body") if self.group or spec.nullable else self
+        if self._body is not self:
+            self._body.disabled = is_null
+        self._label_widget = Label(self._label_content(), classes="field--label")
+        # The help and error lines are mounted only once they have something to say.
         self._help = Static("", classes="field--help", markup=False)
+        self._help_text = ""
         self._error = Static("", classes="field--error", markup=False)
         self._error_text = ""
 
@@ -208,29 +214,49 @@ class FieldWidget(Widget):
     # --- display -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        if self.show_header and (self.label or self._null_box is not None):
+        if self.show_header and self._null_box is not None:
             with Horizontal(classes="field--header"):
                 yield self._label_widget
-                if self.required:
-                    yield Label("*", classes="field--marker")
-                if self._null_box is not None:
-                    yield self._null_box
+                yield self._null_box
+        elif self.show_header and self.label:
+            yield self._label_widget
+        self._help_text = self.help_text()
+        self._help.update(self._help_text)
+        lines = [self._help] if self._help_text else []
         if self.group:
-            yield self._help
-            yield self._error
-        with self._body:
+            yield from lines
+        if self._body is self:
             yield from self.compose_editor()
+        else:
+            with self._body:
+                yield from self.compose_editor()
         if not self.group:
-            yield self._help
-            yield self._error
+            yield from lines
 
-    def on_mount(self) -> None:
-        self._update_help()
+    def _place_line(self, line: Static) -> None:
+        """Mount the help or error line where it belongs, the first time it is needed.
+
+        Leaves read label, editor, help, error; groups put help and error above their contents.
+        """
+        if line.parent is not None or not self.is_mounted:
+            return
+        error_mounted = self._error.parent is not None
+        if line is self._help and error_mounted:
+            self.mount(line, before=self._error)
+        elif self.group:
+            self.mount(line, before=self._body)
+        else:
+            self.mount(line)
+
+    def _label_content(self) -> Content:
+        # The root is always required; a marker there would say nothing.
+        marked = self.required and not self.has_class("-root")
+        return Content.from_markup("[b]$label[/b]" + (" [$text-error]*[/]" if marked else ""), label=self.label or "")
 
     def relabel(self, label: str | None) -> None:
         """Change the label (array items are renumbered when they move)."""
         self.label = label
-        self._label_widget.update(label or "")
+        self._label_widget.update(self._label_content())
 
     def help_text(self) -> str:
         """The help line: description, constraint hints, and a note when the value does not fit."""
@@ -250,15 +276,25 @@ class FieldWidget(Widget):
 
     def _update_help(self) -> None:
         text = self.help_text()
-        self._help.update(text)
-        self._help.display = bool(text)
+        # Updating a Static re-lays out the screen; skip it when nothing changed (every keystroke).
+        if text != self._help_text:
+            self._help_text = text
+            self._help.update(text)
+            self._help.display = bool(text)
+            if text:
+                self._place_line(self._help)
 
     def show_errors(self, messages: list[str]) -> None:
         """Show validation messages under the field (an empty list clears them)."""
-        self._error_text = "\n".join(messages)
+        text = "\n".join(messages)
+        if text == self._error_text:
+            return
+        self._error_text = text
         self._error.update("\n".join(f"✗ {m}" for m in messages))
         self._error.set_class(bool(messages), "-shown")
         self.set_class(bool(messages), "-invalid")
+        if messages:
+            self._place_line(self._error)
 
     @property
     def errors_shown(self) -> str:
@@ -268,7 +304,7 @@ class FieldWidget(Widget):
     def focus_editor(self) -> bool:
         """Focus the first focusable widget of the field; False when it has none."""
         for widget in self._body.query("*"):
-            if widget.focusable:
+            if widget.focusable and widget is not self._null_box:
                 widget.focus()
                 return True
         if self._null_box is not None:

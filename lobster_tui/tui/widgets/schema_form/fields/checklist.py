@@ -29,7 +29,7 @@ class ChecklistField(FieldWidget):
     """
 
     DEFAULT_CSS = """
-    ChecklistField > .field--body > SelectionList {
+    ChecklistField SelectionList {
         height: auto;
         max-height: 14;
         width: auto;

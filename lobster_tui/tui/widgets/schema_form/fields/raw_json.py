@@ -47,13 +47,12 @@ class RawJsonField(FieldWidget):
     """
 
     DEFAULT_CSS = """
-    RawJsonField > .field--body > TextArea {
+    RawJsonField TextArea {
         height: auto;
         min-height: 1;
         max-height: 10;
         background: $boost;
     }
-    RawJsonField > .field--problem { color: $text-error; }
     """
 
     def __init__(self, spec: FieldSpec, *, label: str | None = None, required: bool = False, value: Any = UNDEFINED) -> None:

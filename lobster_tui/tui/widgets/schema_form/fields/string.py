@@ -46,7 +46,7 @@ class StringField(FieldWidget):
     """
 
     DEFAULT_CSS = """
-    StringField > .field--body > TextArea {
+    StringField TextArea {
         height: auto;
         min-height: 3;
         max-height: 10;
