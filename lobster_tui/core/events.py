@@ -9,7 +9,8 @@ Types and their fields:
 - ``run_started``: ``name``, ``source`` (``workflow`` or ``pipeline``), ``target`` (file path or
   pipeline text), ``args``, ``cwd``, ``resumed`` (bool)
 - ``step_started``: ``stepId``, ``kind``, ``command`` (after substitution, may be null)
-- ``output``: ``stepId``, ``stream`` (``stdout``/``stderr``), ``line``
+- ``output``: ``stepId``, ``stream`` (``stdout``/``stderr``), ``line`` (subscribers with an
+  ``output_block`` method receive runs of output lines at once, see :meth:`RunEvents.emit_output`)
 - ``step_finished``: ``stepId``, ``status`` (``ok``/``failed``/``skipped``/``timed_out``),
   ``exitCode`` (int or null), ``durationMs``, ``error`` (str or null)
 - ``checkpoint``: ``kind`` (``approval``/``input``), ``stateKey``, ``approvalId``, ``prompt``
@@ -22,7 +23,6 @@ Types and their fields:
 
 from __future__ import annotations
 
-import itertools
 import threading
 import uuid
 from collections.abc import Callable
@@ -45,7 +45,7 @@ class RunEvents:
     def __init__(self, run_id: str | None = None, subscribers: list[Subscriber] | None = None) -> None:
         self.run_id = run_id or new_run_id()
         self._subscribers: list[Subscriber] = list(subscribers or [])
-        self._seq = itertools.count(1)
+        self._next_seq = 1
         # Output lines arrive from reader threads of parallel branches; keep events whole.
         self._lock = threading.Lock()
 
@@ -64,20 +64,51 @@ class RunEvents:
             event: EventDict = {
                 "type": event_type,
                 "runId": self.run_id,
-                "seq": next(self._seq),
+                "seq": self._next_seq,
                 "time": now_iso(),
                 **fields,
             }
+            self._next_seq += 1
             for subscriber in self._subscribers:
                 subscriber(event)
 
+    def emit_output(self, step_id: str, stream: str, block: str) -> None:
+        """Emit one ``output`` event per line of ``block`` (lines joined by ``"\\n"``).
+
+        A step can print hundreds of thousands of lines, so lines travel as blocks (one per pipe
+        read): a subscriber with an ``output_block(event, block, count)`` method takes the whole
+        block at once; any other subscriber gets the usual one event per line. Each line keeps its
+        own ``seq``; all lines of a block share one ``time``.
+        """
+        if not self._subscribers:
+            return
+        count = block.count("\n") + 1
+        with self._lock:
+            first = self._next_seq
+            self._next_seq += count
+            event: EventDict = {
+                "type": "output",
+                "runId": self.run_id,
+                "seq": first,
+                "time": now_iso(),
+                "stepId": step_id,
+                "stream": stream,
+            }
+            for subscriber in self._subscribers:
+                take_block = getattr(subscriber, "output_block", None)
+                if take_block is not None:
+                    take_block(event, block, count)
+                    continue
+                for offset, line in enumerate(block.split("\n")):
+                    subscriber({**event, "seq": first + offset, "line": line})
+
     def output_sink(self, step_id: str) -> Callable[[str, str], None] | None:
-        """A ``(stream, line)`` sink that emits ``output`` events for ``step_id``."""
+        """A ``(stream, block)`` sink for :func:`~lobster_tui.core.process.run_process` output."""
         if not self._subscribers:
             return None
 
-        def sink(stream: str, line: str) -> None:
-            self.emit("output", stepId=step_id, stream=stream, line=line)
+        def sink(stream: str, block: str) -> None:
+            self.emit_output(step_id, stream, block)
 
         return sink
 
