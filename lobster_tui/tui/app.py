@@ -88,6 +88,7 @@ class LobsterApp(App[None]):
         self._in_flight: dict[str, Any] = {}
         self._feeds: dict[str, EventFeed] = {}
         self._log_writer: Any = False  # not made yet
+        self._decided_on_highlight: dict[str, bool] = {}
         self.inbox = InboxScreen()
 
     def get_default_screen(self) -> InboxScreen:
@@ -172,6 +173,10 @@ class LobsterApp(App[None]):
         feed = self.inbox.log_panel.new_feed(f"{decision.kind} · {name}")
         self._feeds[decision.state_key] = feed
         self._in_flight[decision.state_key] = decision
+        highlighted = self.inbox.checkpoint_list.highlighted
+        self._decided_on_highlight[decision.state_key] = (
+            highlighted is not None and highlighted.state_key == decision.state_key
+        )
         self.post_message(DecisionStarted(decision))
         return self.run_worker(
             lambda: self._carry_out(decision, feed),
@@ -233,6 +238,10 @@ class LobsterApp(App[None]):
         severity = {"error": "error", "stale": "warning", "cancelled": "warning"}.get(result.status, "information")
         title = "Someone else was first" if result.stale else f"{result.decision.kind}: {result.status}"
         self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
+        if result.next_key and self._decided_on_highlight.pop(key, False):
+            # The reviewer decided on the highlighted row: move with the run to its next gate.
+            self.inbox.select_when_listed(result.next_key)
+        self._decided_on_highlight.pop(key, None)
         self.inbox.rescan()
 
     def on_unmount(self) -> None:
@@ -246,12 +255,21 @@ class LobsterApp(App[None]):
 
     def action_help(self) -> None:
         """Show every key that works on the current screen and focused widget."""
+        # The focused widget's keys first, then the screen's, then the app's.
         pairs = []
         for active in self.screen.active_bindings.values():
             node = active.node
-            where = "app" if node is self else type(node).__name__
-            pairs.append((where, active.binding))
-        rows = help_rows(pairs, self.get_key_display)
+            if node is self:
+                where, rank = "everywhere", 2
+            elif node is self.screen:
+                where, rank = "this screen", 1
+            else:
+                where, rank = getattr(node, "HELP_NAME", type(node).__name__), 0
+            pairs.append((rank, where, active.binding))
+        pairs.sort(key=lambda pair: pair[0])
+        rows = help_rows(((where, binding) for _, where, binding in pairs), self.get_key_display)
+        palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", id="app.palette")
+        rows += help_rows([("everywhere", palette)], self.get_key_display)
         self.push_screen(HelpScreen(rows, str(self.state.root), self.approver))
 
 

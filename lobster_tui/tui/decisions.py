@@ -144,6 +144,8 @@ class DecisionResult:
     message: str
     run_id: str | None = None
     stale: bool = False
+    next_key: str | None = None
+    """The state key of the run's next checkpoint, when it halted again."""
 
 
 Resume = Callable[..., Any]
@@ -167,4 +169,5 @@ def carry_out(decision: Decision, context: Any, resume: Resume) -> DecisionResul
         message = "Cancelled: nothing after the gate ran." if decision.kind != "approve" else "The run was cancelled."
     else:
         message = "The run finished ok."
-    return DecisionResult(decision, status, message, outcome.run_id)
+    next_key = getattr(outcome, "state_key", None) if status in ("needs_approval", "needs_input") else None
+    return DecisionResult(decision, status, message, outcome.run_id, next_key=next_key)

@@ -48,7 +48,7 @@ async def test_answer_screen_refuses_an_invalid_answer_and_submits_a_valid_one(
         await settle(app, pilot)
         assert app.screen is app.inbox
         assert lobster.resume_files() == []
-        log = "\n".join(line.text for line in app.inbox.log_panel.lines)
+        log = "\n".join(app.inbox.log_panel.transcript)
         assert "answer by" in log and "● publish" in log and "✓ publish  ok" in log
         assert "The run finished ok." in log
 
@@ -89,4 +89,4 @@ async def test_pipeline_input_request_is_answered_through_the_runner(lobster: Lo
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert lobster.resume_files() == []
-        assert "The run finished ok." in "\n".join(line.text for line in app.inbox.log_panel.lines)
+        assert "The run finished ok." in "\n".join(app.inbox.log_panel.transcript)

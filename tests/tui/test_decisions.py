@@ -27,7 +27,7 @@ steps:
 
 def log_text(app: object) -> str:
     """Everything the run log panel shows."""
-    return "\n".join(line.text for line in app.inbox.log_panel.lines)  # type: ignore[attr-defined]
+    return "\n".join(app.inbox.log_panel.transcript)  # type: ignore[attr-defined]
 
 
 def pending_keys(app: object) -> list[str]:

@@ -32,7 +32,7 @@ async def test_official_checkpoints_are_listed_and_resumed(official_state: Path,
         await settle(app, pilot)
         assert "pipeline_resume_6c897aa6-43b7-46da-835c-9e137c9a8ee5.json" not in resume_files(official_state)
         assert not (official_state / "approval_3d1ca43a.json").exists()
-        log = "\n".join(line.text for line in app.inbox.log_panel.lines)
+        log = "\n".join(app.inbox.log_panel.transcript)
         assert "The run finished ok." in log
 
         # Approve the workflow's gate: its archive step runs.
@@ -40,7 +40,7 @@ async def test_official_checkpoints_are_listed_and_resumed(official_state: Path,
         assert listing.select_key("workflow_resume_f990d334-92ee-4dc6-92ce-1373acaa0cb8")
         await pilot.press("a", "y")
         await settle(app, pilot)
-        log = "\n".join(line.text for line in app.inbox.log_panel.lines)
+        log = "\n".join(app.inbox.log_panel.transcript)
         assert "✓ archive  ok" in log
 
         # Answer the input request through the answer screen.

@@ -23,22 +23,21 @@ class HelpRow:
 
 
 def help_rows(bindings: Iterable[tuple[str, Binding]], key_display: Callable[[Binding], str]) -> list[HelpRow]:
-    """Rows from ``(where, binding)`` pairs, one per binding id, keys of the same id merged."""
-    rows: dict[str, HelpRow] = {}
-    order: list[str] = []
+    """Rows from ``(where, binding)`` pairs: only our bindings (those with an id), and keys that do
+    the same thing in the same place (``j`` and ``down``) merged into one row."""
+    rows: dict[tuple[str, str], HelpRow] = {}
     for where, binding in bindings:
-        if not binding.description:
+        if not binding.description or not binding.id:
             continue
-        ident = binding.id or f"{where}.{binding.action}"
         keys = key_display(binding)
-        if ident in rows:
-            old = rows[ident]
+        merge = (where, binding.description)
+        if merge in rows:
+            old = rows[merge]
             if keys not in old.keys.split(" "):
-                rows[ident] = HelpRow(f"{old.keys} {keys}", old.description, old.where, ident)
+                rows[merge] = HelpRow(f"{old.keys} {keys}", old.description, old.where, old.binding_id)
             continue
-        rows[ident] = HelpRow(keys, binding.description, where, ident)
-        order.append(ident)
-    return [rows[i] for i in order]
+        rows[merge] = HelpRow(keys, binding.description, where, binding.id)
+    return list(rows.values())
 
 
 class HelpScreen(ModalScreen[None]):
@@ -69,6 +68,7 @@ class HelpScreen(ModalScreen[None]):
                 facts.append(f"State directory: {self.state_dir}")
             facts.append(f"Approver: {self.approver or 'not set (--approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
             facts.append("Deciding always asks first: y confirms, n or esc backs out.")
+            facts.append("a approves and x rejects an approval; enter answers an input request; c cancels either.")
             yield Static("\n".join(facts), id="help-facts", markup=False)
         yield Footer(compact=True)
 

@@ -65,6 +65,7 @@ class InboxScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._scan_generation = 0
+        self._select_next: str | None = None
 
     def compose(self) -> ComposeResult:
         app = self.lobster
@@ -142,6 +143,8 @@ class InboxScreen(Screen[None]):
         if not self.is_attached or self._closing:
             return
         self.checkpoint_list.set_entries(entries)
+        if self._select_next is not None and self.checkpoint_list.select_key(self._select_next):
+            self._select_next = None
         pending = sum(1 for e in entries if isinstance(e, Checkpoint))
         broken = len(entries) - pending
         title = f"{pending} pending"
@@ -215,6 +218,11 @@ class InboxScreen(Screen[None]):
             listing.border_title = f"filter: {listing.filter_text}  ({len(listing.shown)} of {len(listing.entries)})"
         else:
             listing.border_title = None
+
+    def select_when_listed(self, state_key: str) -> None:
+        """Highlight this checkpoint as soon as a scan lists it (now, if it already does)."""
+        if not self.checkpoint_list.select_key(state_key):
+            self._select_next = state_key
 
     def action_filter(self) -> None:
         """Show the filter box and type into it."""

@@ -73,6 +73,8 @@ class CheckpointList(DataTable):
         Binding("c", "decide('cancel')", "Cancel", id="list.cancel"),
     ]
 
+    HELP_NAME = "checkpoint list"
+
     filter_text: reactive[str] = reactive("", init=False)
     """Only rows whose text contains this (case-insensitive) are shown."""
 

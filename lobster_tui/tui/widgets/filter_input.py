@@ -18,6 +18,8 @@ class FilterInput(Input):
     | `escape` | Clear the filter and go back to the list. |
     """
 
+    HELP_NAME = "filter"
+
     BINDINGS: list[BindingType] = [
         Binding("escape", "clear_and_leave", "Clear filter", id="filter.clear"),
     ]

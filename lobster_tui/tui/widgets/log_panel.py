@@ -38,6 +38,8 @@ class LogPanel(RichLog):
         Binding("k", "scroll_up", "Up", show=False, id="log.up"),
     ]
 
+    HELP_NAME = "run log"
+
     following: reactive[bool] = reactive(True)
     """Whether new lines scroll the log to the end."""
 
@@ -51,13 +53,22 @@ class LogPanel(RichLog):
         feed: EventFeed
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, wrap=True, markup=False, max_lines=5000, auto_scroll=True)
+        super().__init__(id=id, classes=classes, wrap=True, markup=False, max_lines=5000, auto_scroll=True, min_width=20)
         self.border_title = "Run log"
         self._has_lines = False
+        self.transcript: list[str] = []
+        """Every line written, as plain text before wrapping (what a reader would copy)."""
 
     def on_mount(self) -> None:
         self._update_subtitle()
         self.write(Text("Decisions you take stream their run here.", style=self._styles().muted))
+
+    def write_line(self, line: Text) -> None:
+        """Write one line and keep it in the transcript."""
+        self.transcript.append(line.plain)
+        if self.max_lines and len(self.transcript) > self.max_lines:
+            del self.transcript[: len(self.transcript) - self.max_lines]
+        self.write(line)
 
     def _styles(self) -> EventStyles:
         return EventStyles.from_theme(self.app.theme_variables)
@@ -77,7 +88,7 @@ class LogPanel(RichLog):
             self.clear()
         self._has_lines = True
         self.running += 1
-        self.write(Text(f"── {title} ──", style=self._styles().heading))
+        self.write_line(Text(f"── {title} ──", style=self._styles().heading))
 
     def on_log_panel_events_ready(self, message: LogPanel.EventsReady) -> None:
         message.stop()
@@ -87,7 +98,7 @@ class LogPanel(RichLog):
         events, dropped = feed.drain()
         self.write_events(events)
         if dropped:
-            self.write(Text(f"  … {dropped} output lines skipped (the log could not keep up)", style=self._styles().muted))
+            self.write_line(Text(f"  … {dropped} output lines skipped (the log could not keep up)", style=self._styles().muted))
 
     def write_events(self, events: Iterable[Mapping[str, Any]]) -> None:
         """Write events as lines (also used to replay a recorded run)."""
@@ -96,7 +107,7 @@ class LogPanel(RichLog):
         for event in events:
             line = event_text(event, styles, width=width)
             if line is not None:
-                self.write(line)
+                self.write_line(line)
 
     def finish(self, feed: EventFeed | None, status: str, message: str) -> None:
         """End a run's section with its outcome, after writing whatever was still queued."""
@@ -104,7 +115,7 @@ class LogPanel(RichLog):
             self._drain(feed)
         styles = self._styles()
         style = styles.ok if status == "ok" else styles.warning if status in ("cancelled", "needs_approval", "needs_input") else styles.error
-        self.write(Text(f"⏹ {message}", style=style))
+        self.write_line(Text(f"⏹ {message}", style=style))
         self.running = max(0, self.running - 1)
 
     # -- following -----------------------------------------------------------------------------------

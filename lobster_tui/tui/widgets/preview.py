@@ -62,6 +62,8 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
     | `up` / `down`, `pageup` / `pagedown` | Scroll. |
     """
 
+    HELP_NAME = "preview"
+
     entry: reactive[Entry | None] = reactive(None, recompose=True)
     """The checkpoint shown; None shows a hint."""
 
