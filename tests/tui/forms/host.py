@@ -147,3 +147,9 @@ class AppThread:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(10)
             self.loop.close()
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait out the form's debounce, so live errors and JSON-tab edits have landed."""
+    await pilot.pause(SchemaForm.DEBOUNCE * 2 + 0.05)
+    await pilot.pause()

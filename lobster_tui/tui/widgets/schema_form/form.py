@@ -197,6 +197,11 @@ class SchemaForm(Widget):
         self._show_problems(problems)
         return problems[0].sentence if problems else None
 
+    @property
+    def summary(self) -> str:
+        """The summary line under the form (``✓ Valid`` or ``✗ N problems: <first>``)."""
+        return self._summary_text
+
     def field_at(self, path: str) -> FieldWidget | None:
         """The field for a JSON Pointer (``""`` is the root), or None when no field shows it."""
         field: FieldWidget | None = self._root
