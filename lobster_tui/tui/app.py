@@ -135,7 +135,7 @@ class LobsterApp(App[None]):
             if after is not None:
                 after(bool(answer))
 
-        self.push_screen(ConfirmScreen(decision), confirmed)
+        self.push_screen(ConfirmScreen.for_decision(decision), confirmed)
 
     def _refusal(self, kind: DecisionKind, entry: Entry) -> tuple[str, str] | None:
         """Why this decision cannot be taken now (title, message), or None."""
@@ -178,6 +178,7 @@ class LobsterApp(App[None]):
             highlighted is not None and highlighted.state_key == decision.state_key
         )
         self.post_message(DecisionStarted(decision))
+        self.inbox.refresh_bindings()
         return self.run_worker(
             lambda: self._carry_out(decision, feed),
             name=f"decide {decision.state_key}",
@@ -235,21 +236,50 @@ class LobsterApp(App[None]):
         self._in_flight.pop(key, None)
         feed = self._feeds.pop(key, None)
         self.inbox.log_panel.finish(feed, result.status, result.message)
-        severity = {"error": "error", "stale": "warning", "cancelled": "warning"}.get(result.status, "information")
+        severity = {"error": "error", "stale": "warning", "cancelled": "warning", "stopped": "warning"}.get(
+            result.status, "information"
+        )
         title = "Someone else was first" if result.stale else f"{result.decision.kind}: {result.status}"
         self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
         if result.next_key and self._decided_on_highlight.pop(key, False):
             # The reviewer decided on the highlighted row: move with the run to its next gate.
             self.inbox.select_when_listed(result.next_key)
         self._decided_on_highlight.pop(key, None)
+        self.inbox.refresh_bindings()
         self.inbox.rescan()
 
-    def on_unmount(self) -> None:
-        # A run still going when the app closes is aborted, so its child processes end with it.
+    @property
+    def running(self) -> int:
+        """How many decisions are running now."""
+        return len(self._in_flight)
+
+    def request_stop(self) -> None:
+        """Ask (in a modal) whether to stop the runs in progress, then abort them."""
+        count = self.running
+        if not count:
+            self.notify("No run is in progress.", severity="warning")
+            return
+        lines = [
+            f"{count} run{'s' if count != 1 else ''} in progress will be aborted: running steps are "
+            "terminated and the run fails.",
+            "The checkpoint was already claimed, so it does not come back to the inbox.",
+        ]
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self._abort_runs("stopped from lobster-tui")
+
+        self.push_screen(ConfirmScreen("Stop the running run?", lines, "Yes, stop", "cancel"), confirmed)
+
+    def _abort_runs(self, reason: str) -> None:
         for context in list(self._in_flight.values()):
             signal = getattr(context, "signal", None)
             if signal is not None:
-                signal.abort("lobster-tui closed")
+                signal.abort(reason)
+
+    def on_unmount(self) -> None:
+        # A run still going when the app closes is aborted, so its child processes end with it.
+        self._abort_runs("lobster-tui closed")
 
     # -- help -----------------------------------------------------------------------------------------
 

@@ -155,6 +155,9 @@ def carry_out(decision: Decision, context: Any, resume: Resume) -> DecisionResul
     """Call the runner (blocking: run this in a thread worker) and explain the outcome."""
     outcome = resume(context, **decision.resume_arguments())
     status = outcome.status
+    signal = getattr(context, "signal", None)
+    if status == "error" and signal is not None and signal.aborted:
+        return DecisionResult(decision, "stopped", f"Stopped: {signal.reason}", outcome.run_id)
     if status == "error":
         if is_not_found(outcome.error_message):
             return DecisionResult(decision, "stale", explain_gone(decision.entry.path), outcome.run_id, stale=True)

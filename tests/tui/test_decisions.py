@@ -239,3 +239,51 @@ async def test_next_checkpoint_of_the_run_appears_in_the_inbox(lobster: Lobster,
         text = log_text(app)
         assert "✓ staging  ok" in text and "waiting for input: Report the staging smoke test" in text
         assert "The run stopped at its next input request" in text
+
+
+SLOW_STEP = """\
+name: slow
+steps:
+  - id: gate
+    approval: Start the slow step?
+  - id: slow
+    when: $gate.approved
+    run: >
+      {python} -c "import os, sys, time; open('{pidfile}', 'w').write(str(os.getpid()));
+      print('tick 1', flush=True); time.sleep(60); print('never')"
+"""
+
+
+async def test_streams_a_running_step_and_stop_ends_its_child(lobster: Lobster, make_app: MakeApp) -> None:
+    import os
+    import sys
+
+    from tests.tui.helpers import wait_until
+
+    pidfile = lobster.workdir / "child.pid"
+    lobster.workflow("slow", text=SLOW_STEP.format(python=sys.executable, pidfile=pidfile))
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a", "y")
+        # The step's first line shows while the step is still running.
+        await wait_until(lambda: "  │ tick 1" in app.inbox.log_panel.transcript, pilot, timeout=10, message="streamed line")
+        assert app.running == 1
+        pid = int(pidfile.read_text())
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await wait_until(lambda: app.running == 0, pilot, timeout=10, message="run stopped")
+
+        def child_gone() -> bool:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            return False
+
+        await wait_until(child_gone, pilot, timeout=10, message="child process ended")
+        text = log_text(app)
+        assert "Stopped: stopped from lobster-tui" in text
+        assert "never" not in text

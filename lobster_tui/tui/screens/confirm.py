@@ -31,20 +31,28 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("left,right", "switch_button", "Switch", show=False, id="confirm.switch"),
     ]
 
-    def __init__(self, decision: Decision) -> None:
+    def __init__(self, title: str, lines: list[str], yes_label: str, tone: str = "approve") -> None:
         super().__init__()
-        self.decision = decision
+        self.title_text = title
+        self.lines = lines
+        self.yes_label = yes_label
+        self.tone = tone
+
+    @classmethod
+    def for_decision(cls, decision: Decision) -> ConfirmScreen:
+        """The modal for approving, rejecting or cancelling a checkpoint."""
+        return cls(decision.title, decision.summary(), f"Yes, {decision.kind}", decision.kind)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-dialog", classes=f"-{self.decision.kind}"):
-            yield Label(printable(self.decision.title), id="confirm-title")
-            yield Static("\n".join(printable(line) for line in self.decision.summary()), id="confirm-summary")
+        with Vertical(id="confirm-dialog", classes=f"-{self.tone}"):
+            yield Label(printable(self.title_text), id="confirm-title")
+            yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary")
             with Horizontal(id="confirm-buttons"):
                 yield Button("No (n)", id="no", variant="primary")
                 yield Button(
-                    f"Yes, {self.decision.kind} (y)",
+                    f"{self.yes_label} (y)",
                     id="yes",
-                    variant="error" if self.decision.kind in ("reject", "cancel") else "success",
+                    variant="success" if self.tone == "approve" else "error",
                 )
         yield Footer(compact=True)
 

@@ -51,6 +51,7 @@ class InboxScreen(Screen[None]):
     | `r` | Read the state directory again. |
     | `l` | Show or hide the run log. |
     | `escape` | Clear the filter. |
+    | `s` | Stop the runs in progress (asks first). |
     | `tab` | Move between list, preview and log. |
     """
 
@@ -60,6 +61,7 @@ class InboxScreen(Screen[None]):
         Binding("r", "rescan", "Rescan", show=False, id="inbox.rescan"),
         Binding("l", "toggle_log", "Log", id="inbox.toggle_log"),
         Binding("escape", "clear_filter", "Clear filter", id="inbox.clear_filter"),
+        Binding("s", "stop", "Stop run", id="inbox.stop"),
     ]
 
     def __init__(self) -> None:
@@ -243,7 +245,13 @@ class InboxScreen(Screen[None]):
         """Offer "clear filter" only while a filter is set."""
         if action == "clear_filter":
             return bool(self.checkpoint_list.filter_text)
+        if action == "stop":
+            return self.lobster.running > 0
         return True
+
+    def action_stop(self) -> None:
+        """Stop the runs in progress, after a confirmation."""
+        self.lobster.request_stop()
 
     def action_rescan(self) -> None:
         """Read the state directory again (the watcher can miss events, e.g. on network drives)."""
