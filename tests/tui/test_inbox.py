@@ -203,3 +203,22 @@ async def test_command_palette_offers_the_same_actions(lobster: Lobster, make_ap
         await pilot.press("n")
         await pilot.pause()
         assert len(app.inbox.checkpoint_list.entries) == 1
+
+
+async def test_keys_typed_right_after_slash_go_to_the_filter(lobster: Lobster, make_app: MakeApp) -> None:
+    from textual import events
+
+    lobster.pipeline()
+    app = make_app(lobster.root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        # A fast typist: every key is queued before the first is handled.
+        for key, character in [("slash", "/"), ("q", "q"), ("u", "u"), ("i", "i"), ("t", "t")]:
+            app.post_message(events.Key(key, character))
+        await settle(app, pilot)
+        assert app.is_running
+        box = app.screen.query_one("#filter")
+        assert box.value == "quit"  # type: ignore[attr-defined]
+        # In the filter, "/" is text (paths are worth filtering by).
+        await pilot.press("slash")
+        assert box.value == "quit/"  # type: ignore[attr-defined]

@@ -56,7 +56,9 @@ class InboxScreen(Screen[None]):
     """
 
     BINDINGS: list[BindingType] = [
-        Binding("slash", "filter", "Filter", id="inbox.filter"),
+        # Priority: runs as the key arrives, so the keys typed right after "/" (already queued)
+        # go to the filter box and not to the list ("q" would quit).
+        Binding("slash", "filter", "Filter", id="inbox.filter", priority=True),
         # In help and the palette; left out of the footer so 80 columns fit the rest.
         Binding("r", "rescan", "Rescan", show=False, id="inbox.rescan"),
         Binding("l", "toggle_log", "Log", id="inbox.toggle_log"),
@@ -229,8 +231,13 @@ class InboxScreen(Screen[None]):
     def action_filter(self) -> None:
         """Show the filter box and type into it."""
         box = self.query_one("#filter", FilterInput)
+        if self.focused is box:
+            box.insert_text_at_cursor("/")  # a "/" typed into the filter is text (e.g. /var/log)
+            return
         box.display = True
-        box.focus()
+        # Focus now, not on the next idle (Widget.focus): keys typed right after "/" are already
+        # queued, and a "q" among them must reach the filter, not quit the app.
+        self.set_focus(box)
 
     def action_clear_filter(self) -> None:
         """Show every checkpoint again."""
