@@ -161,7 +161,8 @@ def parse_args(tokens: list[str]) -> dict[str, Any]:
         if not token.startswith("--"):
             args["_"].append(token)
             continue
-        key, has_value, value = token[2:].partition("=")
+        key, has_value, text = token[2:].partition("=")
+        value: str | bool = text
         if not has_value:
             if i < len(tokens) and not tokens[i].startswith("--"):
                 value = tokens[i]

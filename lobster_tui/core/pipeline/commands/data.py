@@ -15,6 +15,7 @@ import functools
 import math
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import LobsterRuntimeError
@@ -124,7 +125,7 @@ def compact_text(value: Any) -> str:
     return dumps_compact(value)
 
 
-def render_placeholders(text: str, replace: Any) -> str:
+def render_placeholders(text: str, replace: Callable[[str], str]) -> str:
     """Replace each ``{{ expr }}`` of ``text`` with ``replace(expr)`` (expr cannot contain ``}``)."""
     return _PLACEHOLDER.sub(lambda match: replace(match.group(1)), text)
 
