@@ -16,6 +16,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import LobsterRuntimeError
@@ -370,15 +371,27 @@ def map_command(items: list[Any], args: dict[str, Any], ctx: CommandContext) -> 
 # -- sort / dedupe / groupBy --------------------------------------------------------------------
 
 
-def _compare_keys(left: Any, right: Any) -> int:
+@dataclass(frozen=True)
+class _SortKey:
+    """A sort key with its String() code units computed once rather than per comparison."""
+
+    value: Any
+    units: bytes | None  # None for nullish keys
+
+    @classmethod
+    def of(cls, value: Any) -> _SortKey:
+        return cls(value, None if is_nullish(value) else utf16_units(js_string(value)))
+
+
+def _compare_keys(left: _SortKey, right: _SortKey) -> int:
     """R-CMD-SORT-1 comparator: nullish last, numbers numerically, else String() by code units."""
-    if is_nullish(left) or is_nullish(right):
-        return int(is_nullish(left)) - int(is_nullish(right))
-    if is_number(left) and is_number(right):
-        a: Any = left
-        b: Any = right
+    if left.units is None or right.units is None:
+        return int(left.units is None) - int(right.units is None)
+    if is_number(left.value) and is_number(right.value):
+        a: Any = left.value
+        b: Any = right.value
     else:
-        a, b = utf16_units(js_string(left)), utf16_units(js_string(right))
+        a, b = left.units, right.units
     return int(a > b) - int(a < b)
 
 
@@ -398,8 +411,8 @@ def sort_command(items: list[Any], args: dict[str, Any], ctx: CommandContext) ->
     """Stable sort with the reference's comparator; ``--desc`` negates it (R-CMD-SORT-1)."""
     key = string_flag(args, "key")
     sign = -1 if js_truthy(args.get("desc", UNDEFINED)) else 1
-    keyed = [(get_path(item, key) if key else item, item) for item in items]
-    # sorted() is a stable TimSort, like the reference's Array.prototype.sort.
+    keyed = [(_SortKey.of(get_path(item, key) if key else item), item) for item in items]
+    # list.sort is a stable TimSort, like the reference's Array.prototype.sort.
     keyed.sort(key=functools.cmp_to_key(lambda a, b: sign * _compare_keys(a[0], b[0])))
     return CommandResult(output=[item for _, item in keyed])
 
