@@ -55,8 +55,12 @@ class LobsterApp(App[None]):
     TITLE = "lobster"
     CSS_PATH = [stylesheet()]
     COMMANDS: ClassVar = App.COMMANDS | {LobsterCommands}
-    # Screens get -narrow below 110 columns; the stylesheet stacks panes there.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (110, "-wide")]
+    # Screens get -narrow below 110 columns (panes stack) and -very-wide from 170 (halves).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+        (170, "-very-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),

@@ -222,3 +222,33 @@ async def test_keys_typed_right_after_slash_go_to_the_filter(lobster: Lobster, m
         # In the filter, "/" is text (paths are worth filtering by).
         await pilot.press("slash")
         assert box.value == "quit/"  # type: ignore[attr-defined]
+
+
+async def test_mouse_highlights_opens_and_backs_out(lobster: Lobster, make_app: MakeApp) -> None:
+    from lobster_tui.tui.screens.confirm import ConfirmScreen
+    from lobster_tui.tui.screens.review import ReviewScreen
+    from lobster_tui.tui.widgets.checkpoint_list import CheckpointList
+
+    lobster.workflow("inbox-cleanup")
+    lobster.pipeline()
+    before = lobster.files()
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        listing = app.inbox.checkpoint_list
+        assert listing.cursor_row == 0
+        # Below the border (y=0) and the header (y=1): the first row is y=2, the second y=3.
+        await pilot.click(CheckpointList, offset=(12, 3))
+        await pilot.pause()
+        assert listing.cursor_row == 1
+        assert "Archive these 3 newsletters" in preview_text(app)
+        await pilot.click(CheckpointList, offset=(12, 3))  # a second click opens it
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.click("#no")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        assert lobster.files() == before

@@ -151,7 +151,7 @@ class CheckpointList(DataTable):
     @staticmethod
     def _where_text(entry: Entry, name_width: int) -> str:
         if isinstance(entry, BrokenCheckpoint):
-            return entry.path.name
+            return one_line(entry.path.name, 28)
         name = entry.workflow if entry.source == "workflow" else f"$ {entry.workflow}"
         return f"{one_line(name, name_width)} › {one_line(entry.step, 16)}"
 
