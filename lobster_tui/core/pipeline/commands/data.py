@@ -67,7 +67,7 @@ def is_nan(number: int | float) -> bool:
 
 def utf16_len(text: str) -> int:
     """JavaScript ``text.length`` (UTF-16 code units, R-GEN-10)."""
-    return len(utf16_units(text)) // 2
+    return len(text) if text.isascii() else len(utf16_units(text)) // 2
 
 
 def utf16_units(text: str) -> bytes:
