@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 
@@ -127,19 +128,23 @@ def js_to_number(value: Any) -> float | int:
     return math.nan
 
 
-_JS_WHITESPACE = " \t\n\r\v\f\u00a0\ufeff\u2028\u2029"
+# JavaScript's WhiteSpace and LineTerminator set, as String.prototype.trim() and Number() use it.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_RADIX_LITERAL = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+_MAX_ARRAY_INDEX = 2**32 - 2
+_INDEX_KEY_IN_TEXT = re.compile(r'"(?:0|[1-9][0-9]*)"\s*:')
 
 
 def _string_to_number(text: str) -> float | int:
-    s = text.strip(_JS_WHITESPACE)
+    s = text.strip(JS_WHITESPACE)
     if s == "":
         return 0
-    lowered = s.lower()
-    try:
-        if lowered.startswith(("0x", "0o", "0b")) and len(s) > 2:
-            return int(s[2:], {"x": 16, "o": 8, "b": 2}[lowered[1]])
-    except ValueError:
-        return math.nan
+    if _RADIX_LITERAL.fullmatch(s):
+        return int(s[2:], {"x": 16, "o": 8, "b": 2}[s[1].lower()])
     if s in ("Infinity", "+Infinity"):
         return math.inf
     if s == "-Infinity":
@@ -249,13 +254,41 @@ def stable_stringify(value: Any) -> str:
     return dumps_compact(_sorted_keys(value))
 
 
+def js_trim(text: str) -> str:
+    """JavaScript ``text.trim()``."""
+    return text.strip(JS_WHITESPACE)
+
+
+def is_array_index(key: str) -> bool:
+    """True for keys a JavaScript object enumerates first, in numeric order (``"0"``, ``"42"``)."""
+    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) <= _MAX_ARRAY_INDEX
+
+
+def js_key_order(pairs: Any) -> dict[str, Any]:
+    """A dict with JavaScript's own-key order: array-index keys ascending, then the rest in order."""
+    items = list(pairs.items() if isinstance(pairs, dict) else pairs)
+    index_keys = sorted((key for key, _ in items if is_array_index(key)), key=int)
+    if not index_keys:
+        return dict(items)
+    ordered: dict[str, Any] = dict.fromkeys(index_keys)
+    ordered.update(items)
+    return ordered
+
+
+def _reject_constant(constant: str) -> Any:
+    raise ValueError(f"Unexpected token {constant[0]} in JSON")
+
+
 def loads(text: str) -> Any:
-    """Parse JSON text as JavaScript would: NaN/Infinity literals are rejected."""
+    """Parse JSON text as JavaScript's ``JSON.parse`` would.
 
-    def _reject(constant: str) -> Any:
-        raise ValueError(f"Unexpected token {constant[0]} in JSON")
-
-    return json.loads(text, parse_constant=_reject)
+    NaN/Infinity literals are rejected, and objects enumerate number-like keys first, as JavaScript
+    objects do (``{"k":1,"2":1}`` re-serialises as ``{"2":1,"k":1}``). The key-order hook costs a
+    Python call per object, so it only runs when the text has a number-like key at all.
+    """
+    if _INDEX_KEY_IN_TEXT.search(text):
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=js_key_order)
+    return json.loads(text, parse_constant=_reject_constant)
 
 
 def js_typeof(value: Any) -> str:

@@ -9,50 +9,19 @@ pipeline means the same thing under both runtimes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from ..errors import LobsterParseError
+# Re-exported: the command modules take these JavaScript helpers from here.
+from ..jsvalues import JS_WHITESPACE, is_array_index, js_key_order, js_trim  # noqa: F401
 from .base import Stage
 
-# JavaScript's String.prototype.trim() set (WhiteSpace + LineTerminator). Stage texts are trimmed
-# with it, so e.g. a trailing U+00A0 vanishes from ``raw`` while U+000B inside a stage stays a token
-# character (the tokenizer only splits on the four characters below).
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _TOKEN_SEPARATORS = " \t\n\r"
 _QUOTES = "'\""
 # Inside double quotes a backslash escapes only these characters (R-PARSE-2).
 _DOUBLE_QUOTE_ESCAPABLE = '"\\$`'
 # quote_token leaves tokens made only of these characters bare (the shims' rule, §3).
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_\-./:=@]+")
-# JavaScript array-index keys: canonical decimal integers below 2**32 - 1.
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_MAX_ARRAY_INDEX = 2**32 - 2
-
-
-def js_trim(text: str) -> str:
-    """JavaScript ``text.trim()``."""
-    return text.strip(JS_WHITESPACE)
-
-
-def is_array_index(key: str) -> bool:
-    """True for keys a JavaScript object enumerates first, in numeric order (``"0"``, ``"42"``)."""
-    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) <= _MAX_ARRAY_INDEX
-
-
-def js_key_order(mapping: Mapping[str, Any]) -> dict[str, Any]:
-    """The mapping with JavaScript's own-key order: array-index keys ascending, then the rest.
-
-    Objects the reference builds (parsed args, picked fields) enumerate this way, which shows in
-    stored resume states and printed JSON.
-    """
-    index_keys = sorted((key for key in mapping if is_array_index(key)), key=int)
-    ordered = {key: mapping[key] for key in index_keys}
-    ordered.update((key, value) for key, value in mapping.items() if key not in ordered)
-    return ordered
 
 
 def split_stages(text: str) -> list[str]:

@@ -17,24 +17,13 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..errors import LobsterRuntimeError
-from ..jsvalues import UNDEFINED, js_to_number, js_truthy, loads
-
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-"""The characters JavaScript's ``String.prototype.trim`` and regex ``\\s`` treat as whitespace."""
+# JS_WHITESPACE and js_trim are re-exported for the condition parser.
+from ..jsvalues import JS_WHITESPACE, UNDEFINED, is_array_index, js_to_number, js_trim, js_truthy, loads  # noqa: F401
 
 _WORKFLOW_EXTENSIONS = (".lobster", ".yaml", ".yml", ".json")
 _MAX_TIMEOUT_MS = 2_147_483_647
-_MAX_ARRAY_INDEX = 2**32 - 2
 
 StepKind = Literal["parallel", "workflow", "pipeline", "shell", "none"]
-
-
-def js_trim(text: str) -> str:
-    """JavaScript ``text.trim()``."""
-    return text.strip(JS_WHITESPACE)
 
 
 def _is_blank(value: Any) -> bool:
@@ -70,8 +59,6 @@ def resolve_workflow_path(path: str, cwd: str) -> str:
     return absolute
 
 
-def _is_array_index(key: str) -> bool:
-    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) <= _MAX_ARRAY_INDEX
 
 
 def _js_object_order(value: Any) -> Any:
@@ -84,7 +71,7 @@ def _js_object_order(value: Any) -> Any:
         return [_js_object_order(item) for item in value]
     if not isinstance(value, dict):
         return value
-    indexes = sorted((key for key in value if _is_array_index(key)), key=int)
+    indexes = sorted((key for key in value if is_array_index(key)), key=int)
     ordered = {key: _js_object_order(value[key]) for key in indexes}
     ordered.update((key, _js_object_order(item)) for key, item in value.items() if key not in ordered)
     return ordered
