@@ -207,8 +207,8 @@ class _Tail:
     def kept(self) -> Iterator[tuple[int, Any, Any, list[str]]]:
         """The kept lines, oldest first, as ``(first_seq, time, stream, lines)`` per batch."""
         skip = max(0, self.count - self.size)  # only ever inside the first batch
-        for first_seq, time, stream, payload, count in self.batches:
-            yield first_seq + skip, time, stream, _last_lines(payload, count, count - skip)
+        for first_seq, stamp, stream, payload, count in self.batches:
+            yield first_seq + skip, stamp, stream, _last_lines(payload, count, count - skip)
             skip = 0
 
 
@@ -390,11 +390,14 @@ class RunLogWriter:
         try:
             self.state.ensure()
             path.parent.mkdir(mode=0o700, exist_ok=True)
+            if path.parent.is_symlink():
+                return None  # a planted link would lead the log (and its pruning) out of the directory
+            nofollow = getattr(os, "O_NOFOLLOW", 0)
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
                 created = True
             except FileExistsError:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | nofollow)
                 created = False
         except OSError:
             return None
