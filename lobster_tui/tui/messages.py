@@ -24,8 +24,3 @@ class DecisionFinished(Message):
     """The runner returned for a decision; the result says what happened, in words."""
 
     result: DecisionResult
-
-
-@dataclass
-class RescanRequested(Message):
-    """Something changed the state directory; the inbox should read it again."""

@@ -6,13 +6,14 @@ import atexit
 import json
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from lobster_tui.core.runner import Outcome, RunContext, run_pipeline, run_workflow
-from lobster_tui.core.state import StateStore
+from lobster_tui.core.state import StateStore, now_iso
 from lobster_tui.tui.app import LobsterApp
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,6 +108,19 @@ def _template(name: str) -> tuple[Path, Outcome]:
     return _TEMPLATES[name]
 
 
+_last_stamp = [""]
+
+
+def _fresh_stamp() -> str:
+    """``now_iso()``, but never the same millisecond twice (ties would make order arbitrary)."""
+    stamp = now_iso()
+    while stamp <= _last_stamp[0]:
+        time.sleep(0.001)
+        stamp = now_iso()
+    _last_stamp[0] = stamp
+    return stamp
+
+
 def _copy_template(name: str, lobster: Lobster) -> Outcome:
     base, outcome = _template(name)
     workflow = lobster.workdir / f"{name}.lobster"
@@ -120,6 +134,8 @@ def _copy_template(name: str, lobster: Lobster) -> Outcome:
         if path.name.startswith("workflow_resume_"):
             data = json.loads(text)
             data["filePath"] = str(workflow)
+            # Stamped now, so checkpoints list in the order a test made them (newest first).
+            data["createdAt"] = _fresh_stamp()
             text = json.dumps(data, indent=2) + "\n"
         (lobster.root / path.name).write_text(text, encoding="utf-8")
     return outcome

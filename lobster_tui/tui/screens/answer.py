@@ -75,8 +75,10 @@ class AnswerScreen(Screen[None]):
     @staticmethod
     def _language() -> dict[str, str]:
         # JSON highlighting needs tree-sitter (an optional extra); without it the editor is plain.
-        from textual._tree_sitter import TREE_SITTER
-
+        try:
+            from textual._tree_sitter import TREE_SITTER
+        except ImportError:
+            return {}
         return {"language": "json"} if TREE_SITTER else {}
 
     def on_mount(self) -> None:
