@@ -382,6 +382,9 @@ class _Resume:
 
     def complete(self) -> None:
         """The resumed run finished: remove its state, superseded markers and indexes."""
+        # A remainder with no unsafe stage never claimed: claim now, so that of several racing
+        # resumes of such a checkpoint exactly one reports success (the others: not found).
+        self.claim()
         self.rc.state.delete_resume_state(self.key)
         for old in self.superseded:
             self._delete_if_marker(old)
@@ -640,11 +643,11 @@ def _resume_pipeline(rc: RunContext, key: str, approved: bool | None, response: 
                 args={}, cwd=rc.cwd, resumed=True)
     try:
         outcome = _run_stages_and_finalise(rc, stages, items, events, resume=resume_state)
+        if outcome.status == "ok":
+            resume_state.complete()
     except LobsterError as error:
         resume_state.failed(error)
         return _finish(events, started, Outcome.failure(error))
-    if outcome.status == "ok":
-        resume_state.complete()
     return _finish(events, started, outcome)
 
 

@@ -284,7 +284,7 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
     run = _new_run(rc, doc, snapshot["filePath"], dict(snapshot["args"]), events)
     run.results = results
     run.last_step = last_step
-    run.before_dispatch = resume.claim
+    run.before_dispatch = _unswallowable(resume.claim)
     if pipeline_resume is not None:
         run.resume_pipeline = pipeline_resume
         run.resume_answer = response
@@ -301,6 +301,21 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
         resume.failed(error)
         outcome = runner.Outcome.failure(error)
     return runner._finish(events, started, outcome)
+
+
+def _unswallowable(claim: Any) -> Any:
+    """A lost claim ends the run: ``retry`` and ``on_error`` must not turn it into a second success."""
+    from .executor import _NeverSwallow
+
+    def claim_or_stop() -> None:
+        try:
+            claim()
+        except LobsterRuntimeError as error:
+            if type(error) is not LobsterRuntimeError:
+                raise  # aborts keep their type
+            raise _NeverSwallow(error.message) from None
+
+    return claim_or_stop
 
 
 def _last_completed(steps: list[dict[str, Any]], results: dict[str, Any], start: int) -> str | None:
