@@ -492,7 +492,10 @@ def _resolve_key(rc: RunContext, token: str | None, approval_id: str | None) -> 
 
 def _existing_workflow_spelling(rc: RunContext, key: str) -> str:
     """R-TOKEN-7: fall back to the other spelling when only it exists."""
-    if rc.state.key_path(key).exists():
+    try:
+        if rc.state.key_path(key).exists():
+            return key
+    except OSError:
         return key
     if key.startswith("workflow_resume_"):
         other = "workflow-resume_" + key[len("workflow_resume_") :]
@@ -500,7 +503,10 @@ def _existing_workflow_spelling(rc: RunContext, key: str) -> str:
         other = "workflow_resume_" + key[len("workflow-resume_") :]
     else:
         return key
-    return other if (rc.state.root / f"{other}.json").exists() else key
+    try:
+        return other if rc.state.key_path(other).exists() else key
+    except OSError:  # e.g. a name too long for the file system: no such state either way
+        return key
 
 
 def _cancel(rc: RunContext, key: str, via_id: str | None) -> Outcome:
@@ -515,7 +521,10 @@ def _cancel(rc: RunContext, key: str, via_id: str | None) -> Outcome:
     found_marker = False
     superseded: list[str] = []
     for candidate in keys:
-        path = rc.state.key_path(candidate) if candidate.startswith("workflow_") or candidate.startswith("pipeline_") else rc.state.root / f"{candidate}.json"
+        if not _names_resume_state(candidate):
+            continue  # a token naming an index or a user key cancels nothing
+        # Always the normalised name: a raw key like "../x" must not reach outside the directory.
+        path = rc.state.key_path(candidate)
         with rc.state.locked(candidate, rc.signal):
             try:
                 current = rc.state._read_path(path)
@@ -550,9 +559,18 @@ def approver_identity(env: dict[str, str]) -> str | None:
     return value or None
 
 
+def _names_resume_state(key: str) -> bool:
+    """True when ``key`` is stored as a resume-state file (not an approval index or a user key)."""
+    from .state import RESUME_PREFIXES, normalise_key
+
+    return normalise_key(key).startswith(RESUME_PREFIXES)
+
+
 def _resume_key(rc: RunContext, key: str, approved: bool | None, response: Any) -> Outcome:
     if key == "legacy-inline":
         raise LobsterParseError("Invalid workflow token")
+    if not _names_resume_state(key):
+        raise LobsterRuntimeError("Resume state not found")
     if key.startswith("pipeline_resume_"):
         return _resume_pipeline(rc, key, approved, response)
     from .workflow.resume import resume_workflow
