@@ -12,6 +12,7 @@ import getpass
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -56,8 +57,11 @@ def _workflow_prompt(snapshot: dict[str, Any], step_id: Any) -> str | None:
     from .errors import LobsterError
     from .workflow.loader import load_workflow
 
+    path = snapshot.get("filePath")
     try:
-        doc = load_workflow(snapshot["filePath"])
+        if not isinstance(path, str) or not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a number would be read as a file descriptor; /dev/zero or a FIFO never ends
+        doc = load_workflow(path)
     except (LobsterError, OSError, ValueError, KeyError, RecursionError):
         return None
     steps = doc.get("steps") if isinstance(doc, dict) and isinstance(doc.get("steps"), list) else []
@@ -110,7 +114,9 @@ def record(
     }
     path = journal_path(state)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    if path.parent.is_symlink():
+        raise OSError(f"{path.parent} is a symbolic link (not followed)")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
         handle.flush()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -97,9 +98,12 @@ def _mtime(path: Path) -> datetime:
 def _parse_time(value: Any, path: Path) -> datetime:
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             pass
+        else:
+            # A stamp without an offset is UTC; a naive datetime could not be sorted with the rest.
+            return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
     return _mtime(path)
 
 
@@ -109,7 +113,7 @@ def approval_ids_by_key(state: StateStore) -> dict[str, str]:
     for path in state.iter_approval_index_files():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # corrupt, even absurdly nested: skipped
             continue
         if isinstance(data, dict) and isinstance(data.get("stateKey"), str):
             found.setdefault(data["stateKey"], path.stem[len(APPROVAL_PREFIX) :])
@@ -119,11 +123,15 @@ def approval_ids_by_key(state: StateStore) -> dict[str, str]:
 def _read_state(path: Path) -> Any:
     """Read a state file without following symlinks; raises ValueError with a reason."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # Non-blocking, so a FIFO named like a state file is refused instead of hanging the scan.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         if error.errno == 40:  # ELOOP: a symlink, possibly out of the directory
             raise ValueError("is a symbolic link (not followed)") from None
         raise ValueError(error.strerror or str(error)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError("is not a regular file")
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(_MAX_STATE_BYTES + 1)
     if len(data) > _MAX_STATE_BYTES:
@@ -152,6 +160,8 @@ class _WorkflowFiles:
             from .workflow.loader import load_workflow
 
             try:
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    raise ValueError("Workflow path is not a file")  # a FIFO or device would block
                 doc = load_workflow(path)
                 self._docs[path] = doc if isinstance(doc, dict) else "workflow file is not an object"
             except (LobsterError, OSError, ValueError, RecursionError) as error:

@@ -9,11 +9,13 @@ directory is created 0700.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import secrets
 import shutil
+import stat as stat_module
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -93,6 +95,28 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def read_regular_file(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file, read without following a final symlink.
+
+    FileNotFoundError when missing; ValueError for a symlink, FIFO, device or directory (opened
+    non-blocking, so a FIFO is refused instead of blocking the reader); other OSErrors propagate.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EMLINK):
+            raise ValueError(f"{path.name} is a symbolic link (not followed)") from None
+        if error.errno in (errno.ENXIO, errno.EISDIR):
+            raise ValueError(f"{path.name} is not a regular file") from None
+        raise
+    if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path.name} is not a regular file")
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read() if limit is None else handle.read(limit)
+
+
 class _DirectoryLock:
     """The reference's per-file directory lock (R-STATE-7), so both runtimes exclude each other."""
 
@@ -150,8 +174,14 @@ class _DirectoryLock:
 
     def _reclaim_if_stale(self) -> bool:
         try:
-            stat = os.stat(self.lock_dir)
+            stat = os.lstat(self.lock_dir)
         except FileNotFoundError:
+            return True
+        if not stat_module.S_ISDIR(stat.st_mode):
+            # A file, FIFO or symlink is never a lock (locks are directories): remove the entry
+            # itself, never what a link points to, instead of waiting on it forever.
+            with contextlib.suppress(OSError):
+                os.unlink(self.lock_dir)
             return True
         if not self._is_stale(stat.st_mtime):
             return False
@@ -171,9 +201,9 @@ class _DirectoryLock:
 
     def _is_stale(self, dir_mtime: float) -> bool:
         try:
-            text = self.owner_file.read_text(encoding="utf-8")
-            owner_mtime = os.stat(self.owner_file).st_mtime
-        except OSError:
+            text = read_regular_file(self.owner_file, limit=4096).decode("utf-8", "replace")
+            owner_mtime = os.lstat(self.owner_file).st_mtime
+        except (OSError, ValueError):
             return time.time() - dir_mtime >= _LOCK_STALE_SECONDS
         parts = text.strip().split(":")
         if len(parts) != 3 or not parts[0].isdigit():
@@ -233,16 +263,23 @@ class StateStore:
     # -- raw JSON files ----------------------------------------------------------------------
 
     def _read_path(self, path: Path) -> Any:
-        """Parsed JSON of ``path``; UNDEFINED when missing; ValueError when malformed."""
+        """Parsed JSON of ``path``; UNDEFINED when missing; ValueError when malformed.
+
+        Symbolic links, FIFOs, devices and directories named like state files are malformed, not
+        followed or waited on: nothing planted in the directory leads a read outside it.
+        """
         try:
-            text = path.read_text(encoding="utf-8")
+            data = read_regular_file(path)
         except FileNotFoundError:
             return UNDEFINED
-        except IsADirectoryError:
-            raise ValueError(f"{path.name} is a directory") from None
+        try:
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise ValueError(f"{path.name} is not UTF-8: {error}") from None
-        return loads(text)
+        try:
+            return loads(text)
+        except RecursionError:
+            raise ValueError(f"{path.name} is nested too deeply") from None
 
     def _write_path(self, path: Path, text: str) -> None:
         self.ensure()
@@ -409,7 +446,7 @@ class StateStore:
         for path in self.iter_approval_index_files():
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):  # corrupt, even absurdly nested: skipped
                 continue
             if isinstance(data, dict) and data.get("stateKey") == state_key:
                 found.append(path.stem[len(APPROVAL_PREFIX) :])

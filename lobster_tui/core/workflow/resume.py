@@ -231,6 +231,7 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
     runner = _runner()
     snapshot = load_workflow_state(rc, key)
     resume = _resume_class()(rc, key, snapshot)
+    _refuse_special_file(snapshot["filePath"])
     doc = load_and_validate(snapshot["filePath"])
     steps = doc["steps"]
     start = int(snapshot["resumeAtIndex"])
@@ -301,6 +302,19 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
         resume.failed(error)
         outcome = runner.Outcome.failure(error)
     return runner._finish(events, started, outcome)
+
+
+def _refuse_special_file(path: str) -> None:
+    """A state's ``filePath`` naming a FIFO or a device would block the resume (or read forever)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing: the loader reports it in its own words
+    if not stat.S_ISREG(mode):
+        raise LobsterRuntimeError("Workflow path is not a file")
 
 
 def _unswallowable(claim: Any) -> Any:
