@@ -4,6 +4,15 @@ Every child is the leader of a new process group, so an abort (cancel, step time
 ends the whole tree, grandchildren and background jobs included. Output is read as bytes and decoded
 incrementally as UTF-8, so a multi-byte character split across reads is reassembled and invalid
 bytes become U+FFFD instead of an exception.
+
+A runner that is killed outright (``kill -9``, OOM killer) cannot end its children itself, and
+since each child leads its own session nothing else would: they would live on as orphans. So the
+first child a process starts also starts a watchdog, a tiny Python process in its own session that
+reads the live process groups from a pipe only the runner holds. When the pipe closes (the runner
+exited or died) the watchdog SIGKILLs every group still registered and exits. ``PR_SET_PDEATHSIG``
+would be Linux-only, tied to the spawning thread, and reach only the direct child, not the
+grandchildren and background jobs a group kill reaches. The one gap left: a runner killed in the
+instant between a child's start and its registration (microseconds) leaves that child behind.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import contextlib
 import os
 import signal as signals
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +37,52 @@ _READ_CHUNK = 65536
 
 _live_groups: set[int] = set()
 _live_lock = threading.Lock()
+
+_WATCHDOG_SOURCE = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin.buffer.read().decode("ascii", "replace").splitlines():
+    op, _, pgid = line.partition(" ")
+    if pgid.isdigit():
+        if op == "+":
+            groups.add(int(pgid))
+        else:
+            groups.discard(int(pgid))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_watchdog: subprocess.Popen[bytes] | None = None
+_watchdog_pid = 0  # the process that started it: a forked child needs its own
+_watchdog_lock = threading.Lock()  # not _live_lock: the CLI's signal handler takes that one
+
+
+def _tell_watchdog(op: str, pgid: int) -> None:
+    """Register (``+``) or forget (``-``) a child's process group with this process's watchdog."""
+    global _watchdog, _watchdog_pid
+    with _watchdog_lock:
+        if _watchdog is None or _watchdog_pid != os.getpid():
+            if op != "+":
+                return
+            try:
+                _watchdog = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", _WATCHDOG_SOURCE],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            except OSError:
+                return  # no interpreter to spare: children are still ended on abort as before
+            _watchdog_pid = os.getpid()
+        stdin = _watchdog.stdin
+        if stdin is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            stdin.write(f"{op} {pgid}\n".encode("ascii"))
+            stdin.flush()
 
 
 @dataclass
@@ -156,6 +212,7 @@ def run_process(
         start_new_session=True,
     )
     pgid = proc.pid
+    _tell_watchdog("+", pgid)
     with _live_lock:
         _live_groups.add(pgid)
     exceeded: list[str] = []
@@ -201,10 +258,14 @@ def run_process(
     finally:
         with _live_lock:
             _live_groups.discard(pgid)
+        if not signal.aborted:
+            # An aborted group is forgotten only after its SIGKILL (below), never before.
+            _tell_watchdog("-", pgid)
     if signal.aborted:
         # Settle only once SIGKILL has gone to the group, so no descendant outlives the run.
         kill_issued.wait(KILL_ESCALATION_SECONDS * 4)
         _kill_group(pgid, signals.SIGKILL)
+        _tell_watchdog("-", pgid)
         raise AbortError(signal.reason or "This operation was aborted")
     stdout_reader, stderr_reader = readers
     return ProcessResult(
