@@ -86,6 +86,12 @@ class _Io:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        # Undecodable argv bytes and "\ud800" answers reach the output as lone surrogates; inside
+        # JSON strings backslashreplace writes them as the \uXXXX escapes JSON itself would use.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     sys.exit(run_cli(sys.argv[1:] if argv is None else argv))
 
 
@@ -119,8 +125,26 @@ def run_cli(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # the last guard: a bug must not print a traceback
-        io.err(f"Error: internal error: {type(error).__name__}: {error}\n")
+        message = f"internal error: {type(error).__name__}: {error}"
+        try:
+            if head == "resume" or _tool_mode_requested(argv):
+                # Tool mode and resume promise exactly one envelope on stdout, even for our bugs.
+                return io.envelope(wire.error("runtime_error", message))
+            io.err(f"Error: {message}\n")
+        except (OSError, ValueError):
+            pass  # stdout or stderr is gone (closed pipe): nothing left to tell
         return 1
+
+
+def _tool_mode_requested(argv: list[str]) -> bool:
+    """Whether ``run`` would have selected tool mode (R-CLI-5: the last ``--mode`` wins)."""
+    mode = ""
+    for index, token in enumerate(argv):
+        if token.startswith("--mode="):
+            mode = token[len("--mode=") :]
+        elif token == "--mode" and index + 1 < len(argv):
+            mode = argv[index + 1]
+    return mode == "tool"
 
 
 def _help(rest: list[str], io: _Io) -> int:
@@ -185,6 +209,8 @@ class _HostLimits:
             return base
         if os.path.isabs(self.cwd):
             raise LobsterParseError("cwd must be a relative path")
+        if "\0" in self.cwd:
+            raise LobsterParseError("cwd must not contain a NUL byte")
         resolved = os.path.realpath(os.path.join(base, self.cwd))
         if resolved != os.path.realpath(base) and not resolved.startswith(os.path.realpath(base) + os.sep):
             raise LobsterParseError("cwd must stay within the gateway working directory")
@@ -241,7 +267,10 @@ def _context(io: _Io, mode: str, limits: _HostLimits, cwd: str) -> Any:
 def _resolve_workflow(path: str, cwd: str) -> str:
     from .core.workflow.loader import resolve_workflow_path
 
-    return resolve_workflow_path(path, cwd)
+    try:
+        return resolve_workflow_path(path, cwd)
+    except ValueError as error:  # a NUL byte: no such path can exist
+        raise LobsterRuntimeError(f"Workflow path is invalid: {error}") from None
 
 
 def _try_workflow(path: str, cwd: str) -> str | None:
@@ -318,7 +347,7 @@ def _run(args: list[str], io: _Io) -> int:
         if args_json is not None:
             try:
                 provided = loads(args_json)
-            except ValueError:
+            except (ValueError, RecursionError):  # nesting deeper than the parser's stack is refused too
                 return _report(io, mode, LobsterParseError("run --args-json must be valid JSON"), pipeline=False)
         outcome = run_workflow(workflow, rc, args=provided, dry_run=dry_run)
         code = _print_workflow(io, tool, outcome)
@@ -431,7 +460,7 @@ def _resume(args: list[str], io: _Io) -> int:
         if response_json is not None:
             try:
                 response = loads(response_json)
-            except ValueError:
+            except (ValueError, RecursionError):  # nesting deeper than the parser's stack is refused too
                 raise LobsterParseError("resume --response-json must be valid JSON") from None
         approved: bool | None = None
         if approve:
@@ -506,7 +535,7 @@ def _graph(args: list[str], io: _Io) -> int:
     if args_json is not None:
         try:
             provided = loads(args_json)
-        except ValueError:
+        except (ValueError, RecursionError):
             io.err("graph --args-json must be valid JSON\n")
             return 2
         if not isinstance(provided, dict):

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .cancel import CancelSignal
-from .errors import AbortError
+from .errors import AbortError, LobsterRuntimeError
 
 OutputSink = Callable[[str, str], None]
 
@@ -202,15 +202,20 @@ def run_process(
     killed and ``output_exceeded`` names the stream.
     """
     signal.raise_if_aborted()
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except ValueError as error:
+        # A NUL byte in argv, env or cwd, or "=" in an env name (from args, templates or a hostile
+        # file): the OS cannot express it, so it is a failed command, not a crash.
+        raise LobsterRuntimeError(f"cannot start {argv[0] if argv else 'command'}: {error}") from None
     pgid = proc.pid
     _tell_watchdog("+", pgid)
     with _live_lock:

@@ -130,7 +130,7 @@ class _CappedWriter:
         self.count = 0
 
     def write(self, text: str) -> int:
-        self.count += len(text.encode("utf-8"))
+        self.count += len(text.encode("utf-8", "backslashreplace"))  # as the CLI writes lone surrogates
         if self.count > self.cap:
             raise LobsterRuntimeError(f"lobster {self.name} exceeded maxStdoutBytes")
         return self.target.write(text)
@@ -164,7 +164,7 @@ def _with_limits(rc: RunContext, body: Callable[[], Outcome]) -> Outcome:
             timer.cancel()
         rc.stdout, rc.stderr = saved
     if rc.max_stdout_bytes is not None and outcome.ok:
-        size = len(dumps_pretty(outcome.envelope()).encode("utf-8"))
+        size = len(dumps_pretty(outcome.envelope()).encode("utf-8", "backslashreplace"))
         if size > rc.max_stdout_bytes:
             return Outcome(
                 status="error",
@@ -464,8 +464,10 @@ def _journal(rc: RunContext, key: str, approval_id: str | None, snapshot: Any, d
     try:
         audit.record(rc.state, key=key, approval_id=approval_id, snapshot=snapshot, decision=decision,
                      approver=approver_identity(rc.env), response=response, outcome=result)
-    except OSError as error:
-        rc.stderr.write(f"[WARN] could not write the audit journal: {error}\n")
+    except Exception as error:  # noqa: BLE001
+        # The decision is already taken: a hostile snapshot, an answer too deep to hash or text that
+        # cannot be encoded must not turn its envelope into a crash.
+        rc.stderr.write(f"[WARN] could not write the audit journal: {type(error).__name__}: {error}\n")
 
 
 def _resolve_key(rc: RunContext, token: str | None, approval_id: str | None) -> tuple[str | None, str | None]:

@@ -53,6 +53,7 @@ def default_state_dir(env: dict[str, str] | None = None) -> Path:
     return Path(home) / ".lobster" / "state"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _KEY_UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _UNDERSCORES = re.compile(r"_+")
 
@@ -282,6 +283,9 @@ class StateStore:
             raise ValueError(f"{path.name} is nested too deeply") from None
 
     def _write_path(self, path: Path, text: str) -> None:
+        # Lone surrogates (from JSON "\ud800" escapes or undecodable argv bytes) cannot be encoded as
+        # UTF-8; the text is JSON, so writing them as \uXXXX escapes stores exactly the same value.
+        text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
         self.ensure()
         mode = 0o600
         with contextlib.suppress(OSError):

@@ -53,7 +53,7 @@ def decode_token(token: str) -> DecodedToken:
     """Decode and check a token (R-TOKEN-2); every failure is a ``parse_error``."""
     try:
         payload = json.loads(_lenient_b64decode(token).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, binascii.Error):
+    except (ValueError, UnicodeDecodeError, binascii.Error, RecursionError):
         raise LobsterParseError("Invalid token") from None
     if payload is None or isinstance(payload, (str, int, float, bool)):
         raise LobsterParseError("Invalid token")
