@@ -124,7 +124,8 @@ class AppThread:
     """One ``FormHost`` running in its own event loop thread.
 
     Hypothesis drives synchronous tests; this lets each example reuse a running app (starting an
-    app per example would be far too slow) by sending coroutines to the app's loop.
+    app per example would be far too slow) by sending coroutines to the app's loop. The app runs
+    inside one long-lived task, since ``run_test`` must be entered and left in the same task.
     """
 
     def __init__(self) -> None:
@@ -132,17 +133,35 @@ class AppThread:
         self._thread = threading.Thread(target=self.loop.run_forever, name="form-host", daemon=True)
         self._thread.start()
         self.app = FormHost()
-        self._context = self.app.run_test(size=SIZE)
-        self.pilot: Pilot[None] = self.run(self._context.__aenter__())
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._served = asyncio.run_coroutine_threadsafe(self._serve(), self.loop)
+        if not self._ready.wait(60):
+            raise RuntimeError("the host app did not start")
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        async with self.app.run_test(size=SIZE) as pilot:
+            self.pilot: Pilot[None] = pilot
+            self._ready.set()
+            await self._stop.wait()
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        """Run ``coroutine`` on the app's loop and wait for its result."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+        """Run ``coroutine`` on the app's loop, as the active app, and wait for its result."""
+
+        async def as_the_app() -> T:
+            # Tasks started from another thread do not inherit the app's context variables.
+            with self.app._context():
+                return await coroutine
+
+        return asyncio.run_coroutine_threadsafe(as_the_app(), self.loop).result(timeout)
 
     def close(self) -> None:
         """Stop the app and the loop."""
         try:
-            self.run(self._context.__aexit__(None, None, None))
+            if self._stop is not None:
+                self.loop.call_soon_threadsafe(self._stop.set)
+            self._served.result(60)
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(10)

@@ -146,7 +146,7 @@ class SchemaForm(Widget):
         self._root.add_class("-root")
         self._root.relabel(self.spec.title)
         self._initial = self._root_value()
-        text = self._json_text(self._initial)
+        text = self._json_text()
         self._json_area = TextArea(text, classes="schema-form--json", tab_behavior="focus", **json_language())
         self._json_shown = text
         self._json_stale = False
@@ -237,9 +237,10 @@ class SchemaForm(Widget):
         value = self._root.value
         return None if value is UNDEFINED else value
 
-    @staticmethod
-    def _json_text(value: Any) -> str:
-        return dumps_pretty(value)
+    def _json_text(self) -> str:
+        # Nothing entered reads as an empty editor, not "null": null is an answer of its own.
+        value = self._root.value
+        return "" if value is UNDEFINED else dumps_pretty(value)
 
     @property
     def _json_active(self) -> bool:
@@ -254,7 +255,7 @@ class SchemaForm(Widget):
             self._json_stale = True
             return
         self._json_stale = False
-        text = self._json_text(self._root_value())
+        text = self._json_text()
         if text != self._json_area.text:
             self._json_shown = text
             self._json_area.load_text(text)

@@ -26,7 +26,7 @@ class ChoiceField(FieldWidget):
 
     Up to four options are a ``RadioSet`` (an optional field gets a first ``(not set)`` button);
     more are a ``Select`` with type-to-search. A ``const`` has nothing to choose: it is shown,
-    not edited, and always part of the answer (a union's discriminator is one).
+    not edited, and part of the answer when required (or when it is a union's discriminator).
 
     | Key | Action |
     | :- | :- |
@@ -101,7 +101,7 @@ class ChoiceField(FieldWidget):
         return self._const or self.picked == self._shown
 
     def read_blank(self) -> bool:
-        # A const holds nothing a person entered; its object includes it regardless.
+        # A const holds nothing a person entered; its object includes it when it must.
         return self._const or self.picked is None
 
     def load(self, value: Any) -> None:

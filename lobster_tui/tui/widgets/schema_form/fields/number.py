@@ -16,6 +16,7 @@ from ..normalise import FieldSpec
 from .base import FieldWidget
 
 _WHOLE = re.compile(r"[-+]?[\d_]+")
+_SAFE = 2**53
 
 
 def parse_number(text: str, *, integer: bool) -> Any:
@@ -27,8 +28,9 @@ def parse_number(text: str, *, integer: bool) -> Any:
     if not text:
         return UNDEFINED
     try:
-        if _WHOLE.fullmatch(text):
-            return int(text)
+        # Beyond 2**53 a JSON number is a double, as in the JavaScript runtime.
+        if _WHOLE.fullmatch(text) and abs(whole := int(text)) <= _SAFE:
+            return whole
         number = float(text)
     except ValueError:
         return text

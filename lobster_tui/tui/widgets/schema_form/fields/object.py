@@ -50,6 +50,8 @@ class ObjectField(FieldWidget):
             )
             for name, child in spec.properties.items()
         }
+        self.pinned: frozenset[str] = frozenset()
+        """Properties always part of the answer though optional (a union sets its discriminator)."""
         extras = {key: item for key, item in given.items() if key not in spec.properties}
         self._extras: KeyValueField | None = None
         if spec.extra is not None and (spec.extra_always or extras):
@@ -92,8 +94,7 @@ class ObjectField(FieldWidget):
     def read(self) -> Any:
         out: dict[str, Any] = {}
         for name, child in self._children.items():
-            # A const always belongs to its object (a discriminator, say); others when filled in.
-            if name in self.spec.required or child.present or child.spec.kind == "const":
+            if name in self.spec.required or name in self.pinned or child.present:
                 item = child.value
                 if item is not UNDEFINED:
                     out[name] = item

@@ -15,6 +15,7 @@ from lobster_tui.core.jsvalues import UNDEFINED
 from ..normalise import RADIO_LIMIT, FieldSpec, prefill, variant_for
 from .base import FieldWidget
 from .factory import build_field
+from .object import ObjectField
 
 _NOT_SET = "(not set)"
 _INLINE_WIDTH = 70
@@ -59,6 +60,9 @@ class UnionField(FieldWidget):
         for index, variant in enumerate(spec.variants):
             start = self.initial if index == pick and self.initial is not UNDEFINED else prefill(variant)
             field = build_field(variant, required=True, value=start)
+            if spec.discriminator is not None and isinstance(field, ObjectField):
+                # Picking the variant is what sets its discriminator, required or not.
+                field.pinned = frozenset({spec.discriminator})
             field.add_class("union--variant")
             field.display = index == pick
             self._variants.append(field)
