@@ -11,8 +11,10 @@ first child a process starts also starts a watchdog, a tiny Python process in it
 reads the live process groups from a pipe only the runner holds. When the pipe closes (the runner
 exited or died) the watchdog SIGKILLs every group still registered and exits. ``PR_SET_PDEATHSIG``
 would be Linux-only, tied to the spawning thread, and reach only the direct child, not the
-grandchildren and background jobs a group kill reaches. The one gap left: a runner killed in the
-instant between a child's start and its registration (microseconds) leaves that child behind.
+grandchildren and background jobs a group kill reaches. The watchdog is started before the first
+child, and each child registers its own group between fork and exec (a preexec hook that only
+calls ``os.write``), so there is no moment when a child runs unregistered. What it cannot reach: a
+descendant that leaves the group on purpose (``setsid``), and a watchdog killed with the runner.
 """
 
 from __future__ import annotations
@@ -59,14 +61,17 @@ _watchdog_pid = 0  # the process that started it: a forked child needs its own
 _watchdog_lock = threading.Lock()  # not _live_lock: the CLI's signal handler takes that one
 
 
-def _tell_watchdog(op: str, pgid: int) -> None:
-    """Register (``+``) or forget (``-``) a child's process group with this process's watchdog."""
+def _tell_watchdog(op: str, pgid: int) -> int | None:
+    """Register (``+``) or forget (``-``) a child's process group with this process's watchdog;
+    ``?`` only starts it and returns the pipe's fd."""
     global _watchdog, _watchdog_pid
     with _watchdog_lock:
         if _watchdog is None or _watchdog_pid != os.getpid():
-            if op != "+":
-                return
+            if op == "-":
+                return None
             try:
+                # Started before the first child (op "?"), so a kill cannot land between the
+                # child's start and the watchdog's.
                 _watchdog = subprocess.Popen(
                     [sys.executable, "-I", "-S", "-c", _WATCHDOG_SOURCE],
                     stdin=subprocess.PIPE,
@@ -75,14 +80,27 @@ def _tell_watchdog(op: str, pgid: int) -> None:
                     start_new_session=True,
                 )
             except OSError:
-                return  # no interpreter to spare: children are still ended on abort as before
+                return None  # no interpreter to spare: children are still ended on abort as before
             _watchdog_pid = os.getpid()
         stdin = _watchdog.stdin
-        if stdin is None:
-            return
+        if stdin is None or op == "?":
+            return stdin.fileno() if stdin is not None else None
         with contextlib.suppress(OSError, ValueError):
             stdin.write(f"{op} {pgid}\n".encode("ascii"))
             stdin.flush()
+        return None
+
+
+def _register_in_child(fd: int) -> Callable[[], None]:
+    """A preexec hook: the child registers its own group between fork and exec, so no kill of
+    the runner can fall between the child's start and its registration. It only calls
+    ``os.write`` (no locks another thread could hold at fork time)."""
+
+    def register() -> None:
+        with contextlib.suppress(OSError):
+            os.write(fd, b"+ %d\n" % os.getpid())
+
+    return register
 
 
 @dataclass
@@ -202,6 +220,7 @@ def run_process(
     killed and ``output_exceeded`` names the stream.
     """
     signal.raise_if_aborted()
+    watchdog_fd = _tell_watchdog("?", 0)  # the watchdog runs before the child does
     try:
         proc = subprocess.Popen(
             argv,
@@ -211,6 +230,7 @@ def run_process(
             env=env,
             cwd=cwd,
             start_new_session=True,
+            preexec_fn=_register_in_child(watchdog_fd) if watchdog_fd is not None else None,
         )
     except ValueError as error:
         # A NUL byte in argv, env or cwd, or "=" in an env name (from args, templates or a hostile
