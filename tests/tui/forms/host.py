@@ -47,6 +47,10 @@ class FormHost(App[None]):
             await old.remove()
         form = SchemaForm(schema, defaults=defaults, id="form")
         await self.screen.mount(form)
+        # As when the app starts: the cursor goes to the first focusable widget (the tabs).
+        first = next((w for w in self.screen.focus_chain if _inside(w, form)), None)
+        if first is not None:
+            self.set_focus(first)
         return form
 
     def on_schema_form_changed(self, message: SchemaForm.Changed) -> None:
@@ -97,7 +101,7 @@ async def _send(pilot: Pilot[None], keys: list[str]) -> None:
         event = events.Key(name, char)
         event.set_sender(app)
         app.post_message(event)
-    await pilot.pause()
+    # Idle means every queued message (and the ones they posted) has been handled.
     await pilot.pause()
 
 

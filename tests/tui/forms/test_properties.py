@@ -20,7 +20,6 @@ from textual.widgets import TextArea
 
 from lobster_tui.core.jsvalues import UNDEFINED, dumps_pretty
 from lobster_tui.core.schema import SchemaCompileError, compile_schema
-from lobster_tui.tui.widgets.schema_form import SchemaForm
 from lobster_tui.tui.widgets.schema_form.fields.base import widgets_only
 from lobster_tui.tui.widgets.schema_form.normalise import fits, json_equal, normalise
 from tests.tui.forms.host import AppThread
@@ -29,7 +28,7 @@ from tests.tui.forms.jsonschema_compat import install as install_jsonschema_comp
 install_jsonschema_compat()
 
 SETTINGS = settings(
-    max_examples=15,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )

@@ -146,10 +146,9 @@ class SchemaForm(Widget):
         self._root.add_class("-root")
         self._root.relabel(self.spec.title)
         self._initial = self._root_value()
-        text = self._json_text()
-        self._json_area = TextArea(text, classes="schema-form--json", tab_behavior="focus", **json_language())
-        self._json_shown = text
-        self._json_stale = False
+        self._json_area = TextArea("", classes="schema-form--json", tab_behavior="focus", **json_language())
+        self._json_shown = ""
+        self._json_stale = True
         self._json_problem: str | None = None
         self._json_status = Static("", classes="schema-form--json-status", markup=False)
         self._summary = Static("", classes="schema-form--summary", markup=False)
@@ -223,9 +222,8 @@ class SchemaForm(Widget):
                 # The scroll area follows the focus; it need not take the focus itself.
                 with VerticalScroll(classes="schema-form--scroll", can_focus=False):
                     yield self._root
-            with TabPane("JSON", id=_JSON_TAB):
-                yield self._json_area
-                yield self._json_status
+            # Its editor is mounted when the tab is first shown: most answers never open it.
+            yield TabPane("JSON", id=_JSON_TAB)
         yield self._summary
 
     def on_mount(self) -> None:
@@ -248,6 +246,11 @@ class SchemaForm(Widget):
             return self.query_one(TabbedContent).active == _JSON_TAB
         except Exception:  # not composed yet
             return False
+
+    def _show_json_editor(self) -> None:
+        """Mount the JSON editor the first time the JSON tab is shown."""
+        if self._json_area.parent is None:
+            self.query_one(f"#{_JSON_TAB}", TabPane).mount(self._json_area, self._json_status)
 
     def _sync_json(self, *, force: bool = False) -> None:
         """Write the form's value into the JSON tab (now if it is showing or ``force``, else later)."""
@@ -305,6 +308,7 @@ class SchemaForm(Widget):
             return
         event.stop()
         if event.pane.id == _JSON_TAB:
+            self._show_json_editor()
             if self._json_stale:
                 self._sync_json(force=True)
         else:
@@ -315,6 +319,7 @@ class SchemaForm(Widget):
         """Switch between the Form and JSON tabs, and put the cursor there."""
         tabs = self.query_one(TabbedContent)
         if tabs.active == _FORM_TAB:
+            self._show_json_editor()
             tabs.active = _JSON_TAB
             self._json_area.focus()
         else:

@@ -11,10 +11,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Button
 
-from lobster_tui.core.jsvalues import UNDEFINED, js_number_str
+from lobster_tui.core.jsvalues import UNDEFINED
 
 from ..normalise import FieldSpec, prefill
-from .base import FieldWidget
+from .base import FieldWidget, count_hint
 from .factory import build_field
 
 
@@ -126,14 +126,7 @@ class ArrayField(FieldWidget):
         return [row.field for row in self._rows]
 
     def hints(self) -> list[str]:
-        low, high = self.spec.number("minItems"), self.spec.number("maxItems")
-        if low is not None and high is not None:
-            return [f"{js_number_str(low)}-{js_number_str(high)} items"]
-        if low is not None and low > 0:
-            return [f"at least {js_number_str(low)} items"]
-        if high is not None:
-            return [f"at most {js_number_str(high)} items"]
-        return []
+        return count_hint(self.spec.number("minItems"), self.spec.number("maxItems"), "item")
 
     def _renumber(self) -> None:
         """Relabel the items and enable only the buttons that make sense at this length."""

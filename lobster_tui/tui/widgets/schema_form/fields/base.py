@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Static
 
-from lobster_tui.core.jsvalues import UNDEFINED, dumps_compact
+from lobster_tui.core.jsvalues import UNDEFINED, dumps_compact, js_number_str
 
 from ..normalise import FieldSpec, fits
 
@@ -327,6 +327,21 @@ class FieldWidget(Widget):
         if event.value != self._null_known:
             self._null_known = event.value
             self.edited()
+
+
+def count_hint(low: int | float | None, high: int | float | None, noun: str) -> list[str]:
+    """``3-80 characters``, ``at least 1 item``, ``at most 5 keys``: a length limit as a hint."""
+
+    def words(count: int | float) -> str:
+        return f"{js_number_str(count)} {noun if count == 1 else noun + 's'}"
+
+    if low is not None and high is not None:
+        return [words(low) if low == high else f"{js_number_str(low)}-{words(high)}"]
+    if low is not None and low > 0:
+        return [f"at least {words(low)}"]
+    if high is not None:
+        return [f"at most {words(high)}"]
+    return []
 
 
 def _fits_here(spec: FieldSpec, value: Any) -> bool:

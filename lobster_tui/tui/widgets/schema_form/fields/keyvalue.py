@@ -10,10 +10,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input
 
-from lobster_tui.core.jsvalues import UNDEFINED, js_number_str
+from lobster_tui.core.jsvalues import UNDEFINED
 
 from ..normalise import FieldSpec, prefill
-from .base import FieldWidget
+from .base import FieldWidget, count_hint
 from .factory import build_field
 
 
@@ -150,14 +150,7 @@ class KeyValueField(FieldWidget):
     def hints(self) -> list[str]:
         if self._reserved:
             return []
-        low, high = self.spec.number("minProperties"), self.spec.number("maxProperties")
-        if low is not None and high is not None:
-            return [f"{js_number_str(low)}-{js_number_str(high)} keys"]
-        if low is not None and low > 0:
-            return [f"at least {js_number_str(low)} keys"]
-        if high is not None:
-            return [f"at most {js_number_str(high)} keys"]
-        return []
+        return count_hint(self.spec.number("minProperties"), self.spec.number("maxProperties"), "key")
 
     def _update_buttons(self) -> None:
         low, high = self.spec.number("minProperties"), self.spec.number("maxProperties")

@@ -8,10 +8,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input, TextArea
 
-from lobster_tui.core.jsvalues import UNDEFINED, js_number_str
+from lobster_tui.core.jsvalues import UNDEFINED
 
 from ..normalise import FieldSpec
-from .base import FieldWidget
+from .base import FieldWidget, count_hint
 
 # What a value of each format looks like; the validator has the final word.
 _PLACEHOLDERS = {
@@ -99,13 +99,7 @@ class StringField(FieldWidget):
         hints = []
         if self.spec.format:
             hints.append(f"format: {self.spec.format}")
-        low, high = self.spec.number("minLength"), self.spec.number("maxLength")
-        if low is not None and high is not None:
-            hints.append(f"{js_number_str(low)}-{js_number_str(high)} characters")
-        elif low is not None and low > 0:
-            hints.append(f"at least {js_number_str(low)} characters")
-        elif high is not None:
-            hints.append(f"at most {js_number_str(high)} characters")
+        hints += count_hint(self.spec.number("minLength"), self.spec.number("maxLength"), "character")
         pattern = self.spec.schema.get("pattern")
         if isinstance(pattern, str):
             hints.append(f"pattern: {pattern}")
