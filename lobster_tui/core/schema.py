@@ -225,7 +225,8 @@ def _to_double(value: int | float) -> float:
 def _js_parse_int_equals(value: float) -> bool:
     """``value === parseInt(String(value))``, Ajv's multipleOf test (so 1e300 is not integral)."""
     match = re.match(r"-?\d+", js_number_str(value))
-    return match is not None and int(match.group()) == value
+    # parseInt yields a double, so compare doubles: exact int == float would differ past 2**53.
+    return match is not None and float(int(match.group())) == value
 
 
 def _json_copy(value: Any) -> Any:

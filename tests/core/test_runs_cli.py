@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, CliResult, LobsterCli
+from tests.conftest import REPO, CliResult, LobsterCli
 
 GATED = """\
 name: gated

@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO
 
 from ..cancel import CancelSignal
 from ..jsvalues import UNDEFINED, dumps_pretty
+from ..process import OutputSink
 
 if TYPE_CHECKING:
     from ..state import StateStore
 
 Mode = Literal["tool", "human"]
-OutputSink = Callable[[str, str], None]
-"""Receives ``(stream, line)`` for every line a child process prints (``stream`` is stdout/stderr)."""
 
 
 @dataclass
