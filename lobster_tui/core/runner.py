@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from .models import Envelope
 
 DEFAULT_TIMEOUT_MS = 20000
+_NOT_FOUND_MESSAGES = frozenset(
+    {"Pipeline resume state not found", "Workflow resume state not found", "Resume state not found"}
+)
 DEFAULT_MAX_STDOUT_BYTES = 512000
 
 
@@ -89,8 +92,6 @@ class Outcome:
     rendered: bool = False
     run_id: str | None = None
     state_key: str | None = None
-    # Human-mode pipeline halted on a command-level input request (R-CLI-12).
-    command_input_halt: bool = False
 
     @classmethod
     def failure(cls, error: LobsterError, run_id: str | None = None) -> Outcome:
@@ -99,6 +100,15 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.status != "error"
+
+    @property
+    def not_found(self) -> bool:
+        """The checkpoint was already resumed, cancelled or never existed (the envelope says only
+        "... not found"), so a shell can tell "someone else was first" from other failures."""
+        message = self.error_message or ""
+        return self.status == "error" and (
+            message in _NOT_FOUND_MESSAGES or (message.startswith('Approval ID "') and message.endswith("not found or expired"))
+        )
 
     def envelope(self) -> dict[str, Any]:
         """The tool envelope of R-ENV-1/2 as a wire dict."""
@@ -522,6 +532,7 @@ def _cancel(rc: RunContext, key: str, via_id: str | None) -> Outcome:
     found_live = False
     found_marker = False
     superseded: list[str] = []
+    run_id: str | None = None
     for candidate in keys:
         if not _names_resume_state(candidate):
             continue  # a token naming an index or a user key cancels nothing
@@ -539,6 +550,8 @@ def _cancel(rc: RunContext, key: str, via_id: str | None) -> Outcome:
                 continue
             if isinstance(current, dict) and isinstance(current.get("supersededResumeStateKeys"), list):
                 superseded.extend(k for k in current["supersededResumeStateKeys"] if isinstance(k, str))
+            if isinstance(current, dict) and isinstance(current.get("runId"), str):
+                run_id = current["runId"]
             path.unlink(missing_ok=True)
             found_live = True
     if found_marker or not found_live:
@@ -550,9 +563,11 @@ def _cancel(rc: RunContext, key: str, via_id: str | None) -> Outcome:
     cleaner = _Resume(rc, key, {"supersededResumeStateKeys": superseded})
     for old in superseded:
         cleaner._delete_if_marker(old)
-    events = _events_for(rc, None)
+    # The cancel ends the run it belongs to, in that run's own log.
+    events = _events_for(rc, run_id)
     events.emit("resumed", stateKey=key, decision="cancel", approver=approver_identity(rc.env))
-    return Outcome(status="cancelled")
+    events.emit("run_finished", status="cancelled", durationMs=0, error=None)
+    return Outcome(status="cancelled", run_id=events.run_id)
 
 
 def approver_identity(env: dict[str, str]) -> str | None:
@@ -647,7 +662,7 @@ def _resume_pipeline(rc: RunContext, key: str, approved: bool | None, response: 
     else:
         if approved is not None or response is UNDEFINED:
             raise LobsterParseError("pipeline input resumes require response")
-        _check_answer(snapshot.get("inputSchema"), response, "pipeline input", "pipeline input response schema is invalid")
+        _check_answer(rc, snapshot.get("inputSchema"), response, "pipeline input", "pipeline input response schema is invalid")
         decision = "answer"
         if snapshot.get("resumeMode") == "same_stage":
             command_input = snapshot["commandInput"]
@@ -671,11 +686,12 @@ def _resume_pipeline(rc: RunContext, key: str, approved: bool | None, response: 
     return _finish(events, started, outcome)
 
 
-def _check_answer(schema: Any, response: Any, label: str, invalid_message: str) -> None:
+def _check_answer(rc: RunContext, schema: Any, response: Any, label: str, invalid_message: str) -> None:
     from .schema import SchemaCompileError, compile_schema, validation_failure
 
     try:
-        compiled = compile_schema(schema)
+        # Ajv prints unknown-format warnings on stderr when it compiles (R-GEN-12).
+        compiled = compile_schema(schema, warn=lambda line: rc.stderr.write(line + "\n"))
     except SchemaCompileError:
         raise LobsterParseError(invalid_message) from None
     failure = validation_failure(label, compiled, response)

@@ -99,11 +99,6 @@ def token_for(entry: Entry) -> str:
     return encode_token(kind_for_state_key(entry.state_key), entry.state_key)
 
 
-def is_not_found(error_message: str | None) -> bool:
-    """True when the runner says the state was gone (someone else resumed or cancelled it)."""
-    return "resume state not found" in (error_message or "").lower()
-
-
 def explain_gone(path: Path) -> str:
     """Why a checkpoint is no longer pending, read from what its state file holds now."""
     try:
@@ -159,7 +154,7 @@ def carry_out(decision: Decision, context: Any, resume: Resume) -> DecisionResul
     if status == "error" and signal is not None and signal.aborted:
         return DecisionResult(decision, "stopped", f"Stopped: {signal.reason}", outcome.run_id)
     if status == "error":
-        if is_not_found(outcome.error_message):
+        if outcome.not_found:
             return DecisionResult(decision, "stale", explain_gone(decision.entry.path), outcome.run_id, stale=True)
         return DecisionResult(decision, "error", outcome.error_message or "the run failed", outcome.run_id)
     if status == "needs_approval":

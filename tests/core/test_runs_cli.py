@@ -146,6 +146,14 @@ def test_a_rejected_run_ends_cancelled(lobster: LobsterCli, gated: Path) -> None
     assert "|| decision: reject" in lobster("logs", run_id).stdout
 
 
+def test_a_cancelled_run_ends_cancelled_in_its_own_log(lobster: LobsterCli, gated: Path) -> None:
+    run_id, approval_id = run_to_approval(lobster, gated)
+    assert lobster("resume", "--id", approval_id, "--cancel").json["status"] == "cancelled"
+    [run] = runs_json(lobster)
+    assert run["id"] == run_id and run["status"] == "cancelled"
+    assert "|| decision: cancel" in lobster("logs", run_id).stdout
+
+
 def test_environment_values_never_reach_the_log(lobster: LobsterCli, tmp_path: Path, state_dir: Path) -> None:
     workflow = tmp_path / "quiet.yaml"
     workflow.write_text("name: quiet\nsteps:\n  - id: a\n    run: echo visible\n")

@@ -175,3 +175,14 @@ def test_racing_resumes_run_the_side_effect_once(tmp_path: Path) -> None:
     assert [p.name for p in state_dir.iterdir() if p.suffix == ".json"] == []
     assert not any(p.name.endswith(".lock") or p.name.endswith(".tmp") for p in state_dir.iterdir())
     assert os.path.isdir(state_dir)
+
+
+def test_outcome_tells_not_found_apart_from_other_failures() -> None:
+    from lobster_tui.core.runner import Outcome
+
+    gone = [Outcome(status="error", error_type="runtime_error", error_message=m)
+            for m in ("Pipeline resume state not found", "Resume state not found")]
+    gone.append(Outcome(status="error", error_type="parse_error", error_message='Approval ID "ab12" not found or expired'))
+    assert all(outcome.not_found for outcome in gone)
+    assert not Outcome(status="error", error_type="runtime_error", error_message="exec failed (1): boom").not_found
+    assert not Outcome(status="ok").not_found

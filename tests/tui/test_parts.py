@@ -12,8 +12,8 @@ import pytest
 
 from lobster_tui.core.checkpoints import Checkpoint
 from lobster_tui.tui.answer_check import check_answer, initial_answer, schema_label
-from lobster_tui.tui.decisions import Decision, explain_gone, is_not_found
-from lobster_tui.tui.event_feed import EventFeed
+from lobster_tui.tui.decisions import Decision, explain_gone
+from lobster_tui.tui.event_feed import EventFeed, OutputBlock, Skipped
 from lobster_tui.tui.event_lines import EventStyles, event_text, theme_colour
 from lobster_tui.tui.formatting import format_age, format_duration, is_records, one_line
 from tests.tui.helpers import FIXTURES, Lobster
@@ -69,7 +69,7 @@ def test_event_feed_notifies_once_per_batch_under_a_flood() -> None:
         calls.append(1)
         notified.release()
 
-    feed = EventFeed(notify, max_pending=1000)
+    feed = EventFeed(notify, keep_lines=1000)
 
     def produce() -> None:
         for index in range(20000):
@@ -79,11 +79,16 @@ def test_event_feed_notifies_once_per_batch_under_a_flood() -> None:
     thread = threading.Thread(target=produce)
     thread.start()
     thread.join()
-    # Nobody drained: one notification for the lot, memory capped, finishing events kept.
+    # Nobody drained: one notification for the lot, memory capped (the newest lines kept, a
+    # marker where the rest were), finishing events kept.
     assert len(calls) == 1
-    events, dropped = feed.drain()
-    assert len(events) == 1001 and dropped == 19000
-    assert events[-1]["type"] == "step_finished"
+    assert feed.pending_lines <= 2000
+    items, dropped = feed.drain()
+    assert dropped == 19000
+    skipped, block, finished = items
+    assert isinstance(skipped, Skipped) and skipped.count == 19000 and skipped.step_id == "s"
+    assert isinstance(block, OutputBlock) and block.lines() == [str(index) for index in range(19000, 20000)]
+    assert finished["type"] == "step_finished"
     feed.push({"type": "output", "line": "again"})
     assert len(calls) == 2  # after a drain the next event notifies again
 
@@ -94,8 +99,6 @@ def test_stale_explanations(tmp_path: Path) -> None:
     gone.write_text(json.dumps({"type": "lobster.consumed-resume-state.v1", "consumedAt": "2026-11-30T05:00:00.000Z",
                                 "claimId": "x"}))
     assert explain_gone(gone) == "already resumed at 2026-11-30T05:00:00.000Z"
-    assert is_not_found("Workflow resume state not found") and is_not_found("Pipeline resume state not found")
-    assert not is_not_found("exec failed (1): boom")
 
 
 def test_decision_summaries_say_what_happens(lobster: Lobster) -> None:

@@ -269,7 +269,7 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
                 raise LobsterRuntimeError(f"Invalid input step in resume state: {step_id}")
             if schema is None:
                 schema = step["input"].get("responseSchema")
-        runner._check_answer(schema, response, f"Workflow input step {step_id}", f"Workflow input step {step_id} response schema is invalid")
+        runner._check_answer(rc, schema, response, f"Workflow input step {step_id}", f"Workflow input step {step_id} response schema is invalid")
         if pipeline_resume is None:
             subject = snapshot.get("inputSubject", None)
             results[step_id] = {"id": step_id, "subject": subject, "response": response}
