@@ -28,6 +28,8 @@ class FormHost(App[None]):
 
     def __init__(self, schema: Any = None, defaults: Any = UNDEFINED) -> None:
         super().__init__()
+        # Tab underlines slide by animation; tests need not wait for it.
+        self.animation_level = "none"
         self.schema = schema
         self.defaults = defaults
         self.changes: list[SchemaForm.Changed] = []

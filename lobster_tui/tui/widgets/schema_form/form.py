@@ -17,11 +17,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
-from lobster_tui.core.jsvalues import UNDEFINED, dumps_pretty
+from lobster_tui.core.jsvalues import UNDEFINED
 from lobster_tui.core.schema import CompiledSchema, SchemaCompileError, SchemaError, compile_schema
 
 from .fields import FieldWidget, build_field
-from .fields.raw_json import RawJsonField, json_language, parse_json
+from .fields.raw_json import RawJsonField, json_language, json_text, parse_json
 from .fields.union import UnionField
 from .normalise import json_equal, normalise, prefill
 
@@ -238,7 +238,7 @@ class SchemaForm(Widget):
     def _json_text(self) -> str:
         # Nothing entered reads as an empty editor, not "null": null is an answer of its own.
         value = self._root.value
-        return "" if value is UNDEFINED else dumps_pretty(value)
+        return "" if value is UNDEFINED else json_text(value)
 
     @property
     def _json_active(self) -> bool:

@@ -24,6 +24,19 @@ def json_language() -> dict[str, str]:
     return {"language": "json"} if TREE_SITTER else {}
 
 
+# Characters Python counts as line breaks that JSON leaves unescaped: a text area would split
+# the line there and the string would no longer parse, so they are written as escapes.
+_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_text(value: Any) -> str:
+    """``value`` as the JSON editors show it: pretty-printed as the runtime prints it."""
+    text = dumps_pretty(value)
+    for char, escape in _BREAKS.items():
+        text = text.replace(char, escape)
+    return text
+
+
 def parse_json(text: str) -> tuple[Any, str | None]:
     """``(value, None)`` for JSON text, ``(UNDEFINED, None)`` for blank text, else ``(UNDEFINED, problem)``."""
     if not text.strip():
@@ -57,7 +70,7 @@ class RawJsonField(FieldWidget):
 
     def __init__(self, spec: FieldSpec, *, label: str | None = None, required: bool = False, value: Any = UNDEFINED) -> None:
         super().__init__(spec, label=label, required=required, value=value)
-        text = "" if self.initial is UNDEFINED else dumps_pretty(self.initial)
+        text = "" if self.initial is UNDEFINED else json_text(self.initial)
         self._shown = self._reported = text
         self._last_good: Any = self.initial
         self._problem: str | None = None
@@ -81,7 +94,7 @@ class RawJsonField(FieldWidget):
         return not self._area.text.strip()
 
     def load(self, value: Any) -> None:
-        text = "" if value is UNDEFINED else dumps_pretty(value)
+        text = "" if value is UNDEFINED else json_text(value)
         self._shown = self._reported = text
         self._last_good = value
         self._problem = None
