@@ -24,11 +24,10 @@ Types and their fields:
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .state import now_iso
+from .state import now_iso, random_hex
 
 EventDict = dict[str, Any]
 Subscriber = Callable[[EventDict], None]
@@ -36,7 +35,7 @@ Subscriber = Callable[[EventDict], None]
 
 def new_run_id() -> str:
     """A short, sortable-enough, unique run id."""
-    return uuid.uuid4().hex[:12]
+    return random_hex(6)
 
 
 class RunEvents:

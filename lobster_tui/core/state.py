@@ -13,12 +13,9 @@ import errno
 import json
 import os
 import re
-import secrets
-import shutil
 import stat as stat_module
 import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +36,29 @@ _INDEX_WRITE_FAILURES = {"EACCES", "EDQUOT", "EIO", "ENOSPC", "EPERM", "EROFS"}
 
 def now_iso() -> str:
     """UTC time stamp with milliseconds and ``Z`` (R-GEN-9)."""
-    stamp = datetime.now(timezone.utc)
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+
+
+def random_hex(nbytes: int) -> str:
+    """``nbytes`` random bytes as hex, from the OS CSPRNG (what ``secrets.token_hex`` does,
+    without importing ``secrets``, whose hashlib/hmac/random imports cost every start-up)."""
+    return os.urandom(nbytes).hex()
+
+
+def uuid4_text() -> str:
+    """A random version-4 UUID in canonical lowercase form, like ``str(uuid.uuid4())``."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil  # only for stale or released locks, off the common path
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def default_state_dir(env: dict[str, str] | None = None) -> Path:
@@ -150,7 +168,7 @@ class _DirectoryLock:
                 if error.errno in (30,):  # EROFS
                     return False
                 raise
-            self.owner_text = f"{pid}:{_process_start_time(pid)}:{secrets.token_hex(6)}\n"
+            self.owner_text = f"{pid}:{_process_start_time(pid)}:{random_hex(6)}\n"
             fd = os.open(self.owner_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(self.owner_text)
@@ -194,7 +212,7 @@ class _DirectoryLock:
         try:
             current = os.stat(self.lock_dir)
             if current.st_ino == stat.st_ino:
-                shutil.rmtree(self.lock_dir, ignore_errors=True)
+                _remove_tree(self.lock_dir)
         finally:
             with contextlib.suppress(OSError):
                 os.rmdir(marker)
@@ -232,13 +250,13 @@ class _DirectoryLock:
         except OSError:
             return
         detached = self.lock_dir.with_name(
-            f"{self.lock_dir.name}.release-{os.getpid()}-{secrets.token_hex(6)}"
+            f"{self.lock_dir.name}.release-{os.getpid()}-{random_hex(6)}"
         )
         try:
             os.rename(self.lock_dir, detached)
         except OSError:
             return
-        shutil.rmtree(detached, ignore_errors=True)
+        _remove_tree(detached)
 
 
 class StateStore:
@@ -290,7 +308,7 @@ class StateStore:
         mode = 0o600
         with contextlib.suppress(OSError):
             mode = os.stat(path).st_mode & 0o777
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        temp = path.with_name(f".{path.name}.{random_hex(6)}.tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -349,10 +367,8 @@ class StateStore:
 
     def new_resume_key(self, kind: str) -> str:
         """A fresh ``pipeline_resume_<uuid>`` / ``workflow_resume_<uuid>`` key."""
-        import uuid
-
         prefix = "pipeline_resume_" if kind == "pipeline" else "workflow_resume_"
-        return f"{prefix}{uuid.uuid4()}"
+        return f"{prefix}{uuid4_text()}"
 
     def claim(self, key: str, snapshot: Any, signal: CancelSignal | None = None) -> bool:
         """Replace the state with a consumed marker iff it still equals ``snapshot`` (§9.6)."""
@@ -366,7 +382,7 @@ class StateStore:
             marker = {
                 "type": CONSUMED_MARKER_TYPE,
                 "consumedAt": now_iso(),
-                "claimId": secrets.token_hex(16),
+                "claimId": random_hex(16),
             }
             self.write_value(key, marker)
             return True
@@ -399,9 +415,9 @@ class StateStore:
         self.ensure()
         payload = dumps_compact({"stateKey": state_key, "createdAt": now_iso()}) + "\n"
         for _ in range(_APPROVAL_ID_ATTEMPTS):
-            approval_id = secrets.token_hex(4)
+            approval_id = random_hex(4)
             target = self.approval_index_path(approval_id)
-            temp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+            temp = target.with_name(f".{target.name}.{random_hex(6)}.tmp")
             try:
                 fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -22,7 +22,7 @@ from ..cancel import CancelSignal
 from ..errors import AbortError, LobsterError, LobsterParseError, LobsterRuntimeError
 from ..events import RunEvents
 from ..jsvalues import UNDEFINED, dumps_compact, js_string, js_typeof, loads
-from ..pipeline.base import CommandContext, CommandRegistry, Mode
+from ..pipeline.base import CommandContext, Mode
 from ..process import run_process, shell_argv
 from .conditions import evaluate_condition
 from .loader import is_approval_step, is_input_step, load_workflow, resolve_args, step_kind, validate_workflow
@@ -61,7 +61,6 @@ class WorkflowRun:
     mode: Mode
     base_env: dict[str, str]
     cwd: str
-    registry: CommandRegistry
     ctx_factory: Callable[..., CommandContext]
     events: RunEvents
     signal: CancelSignal
@@ -888,7 +887,6 @@ def _workflow_step(
         mode=run.mode,
         base_env=env,
         cwd=cwd,
-        registry=run.registry,
         ctx_factory=lambda **kw: run.ctx_factory(**{**kw, "on_non_retryable": run.mark_non_retryable}),
         events=run.events,
         signal=signal,

@@ -39,7 +39,6 @@ def _new_run(rc: RunContext, doc: dict[str, Any], path: str, args: dict[str, Any
         mode=rc.mode,
         base_env=rc.env,
         cwd=rc.cwd,
-        registry=rc.commands(),
         ctx_factory=rc.command_context,
         events=events,
         signal=rc.signal,

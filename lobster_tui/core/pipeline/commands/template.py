@@ -10,7 +10,6 @@ import math
 import re
 import time
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +166,8 @@ def _round(value: Any, args: list[str]) -> Any:
     if math.isinf(number) or abs(number) >= _TO_FIXED_EXPONENT_LIMIT:
         return number
     # toFixed rounds the exact binary value half away from zero; Decimal(x) is that exact value.
+    from decimal import ROUND_HALF_UP, Decimal  # only the round filter needs it
+
     rounded = float(Decimal(number).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
     return int(rounded) if rounded.is_integer() else rounded
 
