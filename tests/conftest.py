@@ -38,6 +38,12 @@ def _clean_env(state_dir: Path) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep the workflow parse cache out of the user's ~/.cache, for this process and children."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 @pytest.fixture
 def state_dir(tmp_path: Path) -> Path:
     """A fresh, not yet created, state directory."""

@@ -655,3 +655,21 @@ def test_validation_messages_match_the_official_runtime(tmp_path: Path) -> None:
     with ThreadPoolExecutor(4) as pool:
         theirs = list(pool.map(official_message, range(len(sample))))
     assert [_validation_message(json.loads(text)) for text, _ in sample] == theirs
+
+
+def test_the_yaml_parse_cache_is_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lobster_tui.core.workflow import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    wf = tmp_path / "wf.lobster"
+    wf.write_text("steps:\n  - id: a\n    run: echo yes\n")
+    first = loader.load_workflow(str(wf))
+    [entry] = (tmp_path / "cache" / "lobster-tui" / "yaml").iterdir()
+    assert json.loads(entry.read_text())["doc"] == first
+    # An entry whose text differs (a CRC collision, a stale file) is never used.
+    entry.write_text(json.dumps({"text": "something else", "doc": {"steps": "poisoned"}}))
+    assert loader.load_workflow(str(wf)) == first
+    wf.write_text("steps:\n  - id: a\n    run: echo no\n")
+    assert loader.load_workflow(str(wf))["steps"][0]["run"] == "echo no"
+    monkeypatch.setenv("LOBSTER_YAML_CACHE", "0")
+    assert loader.load_workflow(str(wf))["steps"][0]["id"] == "a"

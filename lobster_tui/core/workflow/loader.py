@@ -9,11 +9,13 @@ JavaScript truthiness and ``typeof`` on purpose.
 from __future__ import annotations
 
 import errno
+import json
 import math
 import os
 import re
 import stat
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import LobsterRuntimeError
@@ -85,14 +87,66 @@ def _parse_json(text: str) -> Any:
 
 
 def _parse_yaml(text: str) -> Any:
+    cached = _yaml_cache_get(text)
+    if cached is not UNDEFINED:
+        return cached
     import yaml
 
     from .yaml12 import load_yaml
 
     try:
-        return load_yaml(text)
+        doc = load_yaml(text)
     except (yaml.YAMLError, RecursionError) as error:
         raise LobsterRuntimeError(str(error)) from None
+    _yaml_cache_put(text, doc)
+    return doc
+
+
+# --- the parse cache ----------------------------------------------------------------------------------
+# Importing PyYAML costs ~20 ms, a sixth of a one-step run, and most runs parse a file they parsed
+# before. Parsed documents are kept as JSON under the user's cache directory, named by a CRC of the
+# text; an entry stores the whole text and is used only when it equals the file's text exactly, so
+# a stale or colliding entry can never be returned. LOBSTER_YAML_CACHE=0 turns the cache off.
+
+
+def _yaml_cache_path(text: str) -> Path | None:
+    import zlib
+
+    if os.environ.get("LOBSTER_YAML_CACHE", "1") == "0":
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = zlib.crc32(text.encode("utf-8", "surrogatepass"))
+    return Path(base) / "lobster-tui" / "yaml" / f"{digest:08x}-{len(text)}.json"
+
+
+def _yaml_cache_get(text: str) -> Any:
+    path = _yaml_cache_path(text)
+    if path is None:
+        return UNDEFINED
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return UNDEFINED
+    if isinstance(entry, dict) and entry.get("text") == text and "doc" in entry:
+        return entry["doc"]
+    return UNDEFINED
+
+
+def _yaml_cache_put(text: str, doc: Any) -> None:
+    path = _yaml_cache_path(text)
+    if path is None:
+        return
+    try:
+        encoded = json.dumps({"text": text, "doc": doc}, ensure_ascii=False, allow_nan=False)
+        # Only documents JSON keeps exactly (string keys, finite numbers) are cached.
+        if json.loads(encoded)["doc"] != doc:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temp.write_text(encoded, encoding="utf-8")
+        os.replace(temp, path)
+    except (OSError, ValueError, TypeError, RecursionError):
+        pass  # a cache that cannot be written is just a slower start
 
 
 def load_workflow(path: str) -> dict[str, Any] | list[Any]:
