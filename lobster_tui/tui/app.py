@@ -19,15 +19,20 @@ from textual.worker import Worker
 from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, identity_problem
 from lobster_tui.core.state import StateStore, default_state_dir
 
+from .bulk import BulkDecisions
 from .commands import LobsterCommands
+from .config import Config, apply_config, load_config
 from .decisions import Decision, DecisionKind, DecisionResult, carry_out, still_pending
 from .event_feed import EventFeed
 from .formatting import Clock, one_line, utc_now
+from .live_runs import LiveRuns
 from .messages import DecisionFinished, DecisionStarted
+from .notify import ArrivalNotice
 from .resources import stylesheet
 from .screens.answer import AnswerScreen
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen, help_rows
+from .screens.history import HistoryScreen
 from .screens.inbox import InboxScreen
 from .screens.review import ReviewScreen
 
@@ -64,6 +69,10 @@ class LobsterApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("3", "history", "History", id="app.history"),
+        Binding("1", "show_inbox", "Inbox", id="app.inbox"),
+        Binding("2", "show_runs", "Runs", id="app.runs"),
+        Binding("n", "start_run", "Run workflow", show=False, id="app.start_run"),
     ]
 
     def __init__(
@@ -78,8 +87,20 @@ class LobsterApp(App[None]):
         resume: ResumeFunction = _default_resume,
         debounce_ms: int = 50,
         cwd: str | None = None,
+        config: Config | None = None,
+        start_file: str | None = None,
+        start_args: Any = None,
     ) -> None:
         super().__init__()
+        self.live_runs = LiveRuns(self)
+        """Runs started or resumed in this app (to watch and stop them)."""
+        self._start_on_ready = (start_file, start_args) if start_file else None
+        self.config = config or Config()
+        """The reviewer's settings (config.toml); ``config_problems`` says what was not usable."""
+        self.config_problems: list[str] = list(self.config.problems)
+        self.notice = ArrivalNotice()
+        """Checkpoints that arrived while the app is open and were not looked at yet."""
+        self.bulk = BulkDecisions(self)
         self.state = state
         self.watch = watch
         self.clock = clock
@@ -197,12 +218,13 @@ class LobsterApp(App[None]):
         env = dict(self.env)
         if self.approver:
             env["LOBSTER_APPROVAL_APPROVED_BY"] = self.approver
-        subscribers = [feed.push]
+        # The feed itself (not feed.push): it takes output as whole blocks.
+        subscribers: list[Any] = [feed]
         writer = self._run_log_writer()
         if writer is not None:
             # Like the CLI, log the run under runs/, so `lobster logs` and later previews see it.
             subscribers.append(writer)
-        return RunContext(
+        context = RunContext(
             state=self.state,
             env=env,
             cwd=self.cwd,
@@ -211,6 +233,9 @@ class LobsterApp(App[None]):
             timeout_ms=None,
             max_stdout_bytes=None,
         )
+        # So s (Runs screen, run view) can stop it by run id.
+        context.subscribers.append(self.live_runs.tracker(context))
+        return context
 
     def _run_log_writer(self) -> Any:
         """One run-log writer for the app (it is shared by parallel runs), or None."""
@@ -223,16 +248,23 @@ class LobsterApp(App[None]):
                 self._log_writer = log_subscriber_for(self.state)
         return self._log_writer
 
-    def _carry_out(self, decision: Decision, feed: EventFeed) -> DecisionResult:
-        """Worker thread: call the runner; the result goes back to the UI as a message."""
+    def _carry_out(self, decision: Decision, feed: EventFeed, *, quiet: bool = False) -> DecisionResult:
+        """Worker thread: call the runner; the result goes back to the UI as a message.
+
+        ``quiet``: a bulk decision reports its items in one toast, not one each.
+        """
         context = self._run_context(feed)
         self._in_flight[decision.state_key] = context
         try:
             result = carry_out(decision, context, self.resume)
         except Exception as error:  # the runner should not raise; if it does, say so, don't crash
             result = DecisionResult(decision, "error", f"{type(error).__name__}: {error}")
-        self.post_message(DecisionFinished(result))
+        self.post_message(DecisionFinished(result, quiet=quiet))
         return result
+
+    def on_decision_started(self, message: DecisionStarted) -> None:
+        # The run's next checkpoint, when it halts again, is the reviewer's doing: not news.
+        self.notice.own_run(message.decision.entry)
 
     def on_decision_finished(self, message: DecisionFinished) -> None:
         result = message.result
@@ -244,7 +276,11 @@ class LobsterApp(App[None]):
             result.status, "information"
         )
         title = "Someone else was first" if result.stale else f"{result.decision.kind}: {result.status}"
-        self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
+        if not message.quiet:
+            self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
+        for screen in self.screen_stack:
+            if isinstance(screen, AnswerScreen) and screen.checkpoint.state_key == key:
+                screen.decision_finished(result)
         if result.next_key and self._decided_on_highlight.pop(key, False):
             # The reviewer decided on the highlighted row: move with the run to its next gate.
             self.inbox.select_when_listed(result.next_key)
@@ -284,6 +320,84 @@ class LobsterApp(App[None]):
     def on_unmount(self) -> None:
         # A run still going when the app closes is aborted, so its child processes end with it.
         self._abort_runs("lobster-tui closed")
+        self.live_runs.abort_all("lobster-tui closed")
+
+    # -- history and config -------------------------------------------------------------------------
+
+    def action_history(self) -> None:
+        """Show the audit journal: every decision, from this app and the CLI, newest first."""
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """History opens from full screens, not over a modal."""
+        if action == "history":
+            from textual.screen import ModalScreen
+
+            return not isinstance(self.screen, (ModalScreen, HistoryScreen))
+        if action in ("show_inbox", "show_runs", "start_run"):
+            from textual.screen import ModalScreen
+
+            return not isinstance(self.screen, ModalScreen)
+        return True
+
+    # -- runs (issue 7) -------------------------------------------------------------------------------
+
+    def action_show_inbox(self) -> None:
+        """Back to the inbox of pending checkpoints."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_show_runs(self) -> None:
+        """Show every run of the state directory, live (one Runs screen, kept while the app runs)."""
+        from .screens.runs import RunsScreen
+
+        if not self.is_screen_installed("runs"):
+            self.install_screen(RunsScreen(), "runs")
+        runs = self.get_screen("runs")
+        if runs in self.screen_stack:
+            while self.screen is not runs:
+                self.pop_screen()
+            return
+        self.action_show_inbox()
+        self.push_screen(runs)
+
+    def action_start_run(self) -> None:
+        """Choose a workflow file, fill in its args, run it and watch it."""
+        from .screens.start_run import StartRequest, StartRunScreen
+
+        def chosen(request: StartRequest | None) -> None:
+            if request is not None:
+                self.start_workflow_run(request.path, request.args)
+
+        self.push_screen(StartRunScreen(self.cwd), chosen)
+
+    def start_workflow_run(self, path: str, args: Any = None) -> Any:
+        """Run a workflow file in a worker and open its live view (on top of the Runs screen)."""
+        from .screens.run_view import RunViewScreen
+
+        live = self.live_runs.start(path, args)
+        self.action_show_runs()
+        self.push_screen(RunViewScreen(None, live))
+        return live
+
+    def open_run(self, run_id: str) -> None:
+        """Open one run: its steps beside its log (live while it runs)."""
+        from .screens.run_view import RunViewScreen
+
+        self.push_screen(RunViewScreen(run_id, self.live_runs.find(run_id)))
+
+    def on_ready(self) -> None:
+        # lobster-tui run FILE: straight into the run's live view.
+        if self._start_on_ready is not None:
+            path, args = self._start_on_ready
+            self._start_on_ready = None
+            self.start_workflow_run(path, args)
+
+    def on_mount(self) -> None:
+        # Config problems are said once, at start; the defaults apply for those keys.
+        for problem in self.config_problems:
+            self.notify(problem, title="Config", severity="warning", timeout=12, markup=False)
 
     # -- help -----------------------------------------------------------------------------------------
 
@@ -327,12 +441,22 @@ def create_app(
     resume: ResumeFunction | None = None,
     debounce_ms: int = 50,
     cwd: str | None = None,
+    config: Config | None = None,
+    start_file: str | None = None,
+    start_args: Any = None,
 ) -> LobsterApp:
-    """Build the app. ``state_dir`` defaults to ``LOBSTER_STATE_DIR`` or ``~/.lobster/state``."""
+    """Build the app. ``state_dir`` defaults to ``LOBSTER_STATE_DIR`` or ``~/.lobster/state``.
+
+    ``config`` defaults to the config file in the XDG config directory of ``env``.
+    """
     environment = dict(os.environ if env is None else env)
     root = Path(state_dir).expanduser() if state_dir else default_state_dir(environment)
+    if config is None:
+        config = load_config(env=environment)
     who, source = resolve_approver(approver, environment)
-    return LobsterApp(
+    if who is None and config.approver:
+        who, source = config.approver, f"config {config.path}" if config.path else "config"
+    app = LobsterApp(
         state=StateStore(root),
         watch=watch,
         clock=clock or utc_now,
@@ -342,4 +466,9 @@ def create_app(
         resume=resume or _default_resume,
         debounce_ms=debounce_ms,
         cwd=cwd,
+        config=config,
+        start_file=start_file,
+        start_args=start_args,
     )
+    app.config_problems.extend(apply_config(app, config))
+    return app
