@@ -119,17 +119,22 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: fl
 
 
 def pids_with_marker(marker: str) -> list[int]:
-    """Live processes whose argv contains ``marker`` (pgrep -f), zombies excluded."""
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    """Live processes whose argv contains ``marker`` (like ``pgrep -f``, read from /proc), zombies excluded."""
     alive = []
-    for pid in found:
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
             continue
-        if state != "Z" and int(pid) != os.getpid():
-            alive.append(int(pid))
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            if marker not in argv:
+                continue
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            alive.append(int(entry))
     return alive
 
 
