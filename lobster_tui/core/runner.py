@@ -252,7 +252,9 @@ def _run_stages_and_finalise(
 ) -> Outcome:
     from .pipeline.engine import run_stages
 
-    ctx = rc.command_context()
+    # In tool mode stdout carries only the envelope ("Our choices" 3, fixing S-3): renderers
+    # write into a buffer that is dropped, and the envelope's output carries their items instead.
+    ctx = rc.command_context(stdout=io.StringIO()) if rc.mode == "tool" else rc.command_context()
     outcome = run_stages(
         stages,
         items,
@@ -262,6 +264,8 @@ def _run_stages_and_finalise(
         same_stage=resume.same_stage if resume else None,
     )
     if not outcome.halted:
+        if rc.mode == "tool" and outcome.rendered and not outcome.items:
+            return Outcome(status="ok", output=outcome.rendered_items)
         return Outcome(status="ok", output=outcome.items, rendered=outcome.rendered)
     index = outcome.halted_at
     assert index is not None

@@ -259,10 +259,13 @@ def test_legacy_inline_workflow_token_is_never_executed(lobster: LobsterCli, tmp
     assert lobster("resume", "--token", token, "--cancel").json["status"] == "cancelled"
 
 
-def test_c41_renderer_in_tool_mode_precedes_envelope(lobster: LobsterCli) -> None:
-    result = lobster("run", "--mode", "tool", "exec --json --shell 'echo [1]' | json")
-    assert result.stdout.startswith("[\n  1\n]\n{")
-    assert json.loads(result.stdout[len("[\n  1\n]\n"):])["output"] == []
+def test_c41_renderers_in_tool_mode_leave_stdout_to_the_envelope(lobster: LobsterCli) -> None:
+    # The reference prints the rendered text before the envelope (S-3); "Our choices" 3 fixes it.
+    for renderer in ("json", "table"):
+        result = lobster("run", "--mode", "tool", f"exec --json --shell 'echo [1,2]' | {renderer}")
+        assert result.json["output"] == [1, 2] and result.stdout.startswith("{")
+    human = lobster("exec --json --shell 'echo [1]' | json")
+    assert human.stdout == "[\n  1\n]\n"
 
 
 def test_c42_failed_resume_after_side_effect_is_not_retryable(lobster: LobsterCli, tmp_path: Path) -> None:

@@ -440,8 +440,6 @@ def test_fuzzed_inline_pipelines(text: str, tmp_path_factory: pytest.TempPathFac
     assert box.violations == [], box.violations
 
 
-@pytest.mark.xfail(strict=True, reason="renderers write to stdout in tool mode; spec 'Our choices' 3 wants only the "
-                   "envelope there, with the items in output (owned by the renderer work, not fixed here)")
 def test_tool_mode_renderers_print_only_the_envelope(box: Sandbox) -> None:
     for pipeline in ("json", "exec --json --shell 'echo [1]' | table"):
         check_envelope(box.cli("run", "--mode", "tool", pipeline), pipeline)

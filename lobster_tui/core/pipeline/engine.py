@@ -34,6 +34,8 @@ class PipelineOutcome:
     items: list[Any]
     rendered: bool = False
     halted_at: int | None = None
+    # What the last renderer (json, table) received: tool mode reports these items instead.
+    rendered_items: list[Any] = field(default_factory=list)
     suspension: InputSuspension | None = None
     replay_items: list[Any] = field(default_factory=list)
 
@@ -84,6 +86,7 @@ def run_stages(
     registry = ctx.registry
     stdout = _CountingWriter(ctx.stdout)
     rendered = False
+    rendered_items: list[Any] = []
     claimed = before_unsafe is None
 
     def claim() -> None:
@@ -133,12 +136,14 @@ def run_stages(
             _finish_step(events, step_id, started, "failed", "answer not consumed")
             raise LobsterRuntimeError("resume input response was not consumed by requestInput")
         _finish_step(events, step_id, started, "ok", None)
-        rendered = rendered or result.rendered
+        if result.rendered:
+            rendered = True
+            rendered_items = items
         items = list(result.output)
         if result.halt:
-            return PipelineOutcome(items=items, rendered=rendered, halted_at=index)
+            return PipelineOutcome(items=items, rendered=rendered, halted_at=index, rendered_items=rendered_items)
         ctx.signal.raise_if_aborted()
-    return PipelineOutcome(items=items, rendered=rendered)
+    return PipelineOutcome(items=items, rendered=rendered, rendered_items=rendered_items)
 
 
 def _finish_step(events: RunEvents, step_id: str, started: float, status: str, error: str | None) -> None:
