@@ -29,7 +29,7 @@ from tests.tui.forms.jsonschema_compat import install as install_jsonschema_comp
 install_jsonschema_compat()
 
 SETTINGS = settings(
-    max_examples=12,
+    max_examples=10,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )

@@ -75,6 +75,7 @@ class RawJsonField(FieldWidget):
         self._last_good: Any = self.initial
         self._problem: str | None = None
         self._area = TextArea(text, compact=True, tab_behavior="focus", soft_wrap=True, **json_language())
+        self._shown = self._reported = self._area.text
 
     @property
     def problem(self) -> str | None:
@@ -99,6 +100,7 @@ class RawJsonField(FieldWidget):
         self._last_good = value
         self._problem = None
         self._area.load_text(text)
+        self._shown = self._reported = self._area.text
 
     def hints(self) -> list[str]:
         hints = [f"JSON ({self.spec.reason})" if self.spec.reason else "JSON"]

@@ -61,6 +61,8 @@ class StringField(FieldWidget):
         self._editor: Input | TextArea
         if spec.multiline:
             self._editor = TextArea(text, soft_wrap=True, compact=True, tab_behavior="focus")
+            # A text area re-spells line breaks (\r\n, U+2028...); compare with what it holds.
+            self._shown = self._reported = self._editor.text
         else:
             limit = spec.number("maxLength")
             self._editor = Input(
@@ -92,6 +94,7 @@ class StringField(FieldWidget):
         self._shown = self._reported = text
         if isinstance(self._editor, TextArea):
             self._editor.load_text(text)
+            self._shown = self._reported = self._editor.text
         else:
             self._editor.value = text
 
