@@ -32,13 +32,49 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not follow the state directory (press r to rescan)",
     )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="config file (default: $XDG_CONFIG_HOME/lobster-tui/config.toml or ~/.config/lobster-tui/config.toml)",
+    )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the app in a web browser instead (needs the serve extra: pip install 'lobster-tui[serve]')",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="with --serve: port to listen on (default: 8000)")
     return parser
+
+
+def _forwarded(args: argparse.Namespace) -> list[str]:
+    """The options a served browser session's own lobster-tui gets (all but the serve ones)."""
+    forward: list[str] = []
+    for name in ("state_dir", "approver", "config"):
+        value = getattr(args, name)
+        if value:
+            forward += [f"--{name.replace('_', '-')}", value]
+    if args.demo:
+        forward.append("--demo")
+    if args.no_watch:
+        forward.append("--no-watch")
+    return forward
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lobster-tui`` console script."""
     args = build_parser().parse_args(argv)
+    if args.serve:
+        from .serve import serve
+
+        return serve(args.host, args.port, _forwarded(args))
     from .app import create_app
+    from .config import load_config
+
+    config = load_config(args.config)
+    for problem in config.problems:
+        # Also a notification in the app; said here too, where it stays after the app closes.
+        print(f"lobster-tui: config: {problem}", file=sys.stderr)
 
     state_dir = args.state_dir
     demo_root = None
@@ -48,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("Preparing the demo: running the examples to their first checkpoints...", file=sys.stderr)
         demo_root = make_demo_state(env=os.environ)
         state_dir = str(demo_root)
-    app = create_app(state_dir, watch=not args.no_watch, approver=args.approver)
+    app = create_app(state_dir, watch=not args.no_watch, approver=args.approver, config=config)
+    for problem in app.config_problems[len(config.problems) :]:
+        print(f"lobster-tui: config: {problem}", file=sys.stderr)
     app.run()
     if demo_root is not None:
         from .demo import remove_demo

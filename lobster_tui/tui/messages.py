@@ -24,3 +24,5 @@ class DecisionFinished(Message):
     """The runner returned for a decision; the result says what happened, in words."""
 
     result: DecisionResult
+    quiet: bool = False
+    """Part of a bulk decision: the log shows it, one summary toast comes at the end."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -77,7 +77,7 @@ class InboxScreen(Screen[None]):
         with Horizontal(id="inbox-body"):
             with Vertical(id="list-pane"):
                 yield FilterInput(id="filter")
-                yield CheckpointList(clock=app.clock, id="checkpoints")
+                yield CheckpointList(clock=app.clock, stale_after=app.config.stale_after, id="checkpoints")
                 yield Static(EMPTY_HINT.format(state_dir=app.state.root), id="empty-hint", markup=False)
             with Vertical(id="side-pane"):
                 yield CheckpointPreview(
@@ -149,18 +149,53 @@ class InboxScreen(Screen[None]):
         self.checkpoint_list.set_entries(entries)
         if self._select_next is not None and self.checkpoint_list.select_key(self._select_next):
             self._select_next = None
-        pending = sum(1 for e in entries if isinstance(e, Checkpoint))
-        broken = len(entries) - pending
-        title = f"{pending} pending"
-        if broken:
-            title += f" · {broken} broken"
-        self.sub_title = title
-        self.app.sub_title = title
+        arrived = self.lobster.notice.scanned(entries)
+        if arrived:
+            self._announce_arrivals(arrived)
+        self._update_title()
         empty = not entries
         self.query_one("#empty-hint").display = empty
         self.checkpoint_list.display = not empty
         if empty:
             self.preview.show(None)
+
+    def _update_title(self) -> None:
+        """``3 pending · 1 broken · 2 new`` in the header; the badge stays until the reviewer looks."""
+        entries = self.checkpoint_list.entries
+        pending = sum(1 for e in entries if isinstance(e, Checkpoint))
+        broken = len(entries) - pending
+        title = f"{pending} pending"
+        if broken:
+            title += f" · {broken} broken"
+        badge = self.lobster.notice.badge
+        if badge:
+            title += f" · ✦ {badge}"
+        self.sub_title = title
+        self.app.sub_title = title
+        self.checkpoint_list.set_new(self.lobster.notice.unseen)
+
+    def _announce_arrivals(self, arrived: Sequence[Entry]) -> None:
+        """A checkpoint arrived while the app is open: bell and desktop notification (as configured)."""
+        from ..notify import describe_arrivals, desktop_notification
+
+        app = self.lobster
+        if app.config.bell:
+            app.bell()
+        if app.config.notifications:
+            title, body = describe_arrivals(list(arrived))
+            desktop_notification(app, title, body, app.env)
+
+    def _looked(self, state_key: str | None = None) -> None:
+        if self.lobster.notice.seen(state_key):
+            self._update_title()
+
+    def on_key(self, event: events.Key) -> None:
+        # Any key (or click) on the inbox means the reviewer is looking: the badge has done its job.
+        # A highlight alone does not count: the cursor lands on an arrival by itself in an empty list.
+        self._looked()
+
+    def on_click(self, event: events.Click) -> None:
+        self._looked()
 
     @work(exclusive=True, group="watch")
     async def watch_state_dir(self) -> None:
@@ -190,6 +225,10 @@ class InboxScreen(Screen[None]):
     @on(CheckpointList.Highlighted)
     def _highlighted(self, message: CheckpointList.Highlighted) -> None:
         self.preview.show(message.entry)
+
+    @on(CheckpointList.BulkRequested)
+    def _bulk_requested(self, message: CheckpointList.BulkRequested) -> None:
+        self.lobster.bulk.request(message.kind, message.entries)  # type: ignore[arg-type]
 
     @on(CheckpointList.Opened)
     def _opened(self, message: CheckpointList.Opened) -> None:

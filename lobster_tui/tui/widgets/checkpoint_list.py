@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 
 from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint
 
+from ..clipboard import copy_id, resume_command
 from ..decisions import DecisionKind, short_key
 from ..event_lines import theme_colour
 from ..formatting import Clock, format_age, one_line, utc_now
@@ -22,6 +23,12 @@ Entry = Checkpoint | BrokenCheckpoint
 
 KIND_LABELS = {"approval": "◆ approve", "input": "✎ input"}
 BROKEN_LABEL = "✗ broken"
+MARK = "●"
+"""The mark column of a row marked with ``space`` for a bulk decision."""
+NEW_MARK = "+"
+"""The mark column of a row that arrived while the app was open and was not looked at yet."""
+STALE_MARK = "!"
+"""After the age of a checkpoint waiting longer than the stale threshold."""
 
 
 def entry_matches(entry: Entry, needle: str) -> bool:
@@ -58,6 +65,11 @@ class CheckpointList(DataTable):
     | `a` | Ask to approve. |
     | `x` | Ask to reject. |
     | `c` | Ask to cancel (drop) the checkpoint. |
+    | `space` | Mark or unmark the row for a bulk decision (and move down). |
+    | `*` | Mark every shown row, or clear the marks when all are marked. |
+    | `A` / `X` | Ask to approve / reject every marked approval (one confirmation). |
+    | `y` / `Y` | Copy the approval id / the `lobster resume` command. |
+    | `o` | Sort newest first or oldest first. |
     """
 
     BINDINGS: list[BindingType] = [
@@ -71,12 +83,22 @@ class CheckpointList(DataTable):
         Binding("a", "decide('approve')", "Approve", id="list.approve"),
         Binding("x", "decide('reject')", "Reject", id="list.reject"),
         Binding("c", "decide('cancel')", "Cancel", id="list.cancel"),
+        Binding("space", "toggle_mark", "Mark", id="list.mark"),
+        Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all"),
+        Binding("A", "bulk('approve')", "Approve marked", id="list.bulk_approve"),
+        Binding("X", "bulk('reject')", "Reject marked", id="list.bulk_reject"),
+        Binding("y", "copy_id", "Copy id", show=False, id="list.copy_id"),
+        Binding("Y", "copy_command", "Copy command", show=False, id="list.copy_command"),
+        Binding("o", "toggle_sort", "Sort", show=False, id="list.sort"),
     ]
 
     HELP_NAME = "checkpoint list"
 
     filter_text: reactive[str] = reactive("", init=False)
     """Only rows whose text contains this (case-insensitive) are shown."""
+
+    oldest_first: reactive[bool] = reactive(False, init=False)
+    """Sort the oldest checkpoint first instead of the newest."""
 
     @dataclass
     class Highlighted(Message):
@@ -115,9 +137,33 @@ class CheckpointList(DataTable):
             """The list that sent the message."""
             return self.checkpoint_list
 
-    def __init__(self, *, clock: Clock = utc_now, id: str | None = None, classes: str | None = None) -> None:
+    @dataclass
+    class BulkRequested(Message):
+        """The reviewer asked to approve or reject every marked row; the app confirms first."""
+
+        checkpoint_list: CheckpointList
+        entries: list[Entry]
+        kind: DecisionKind
+
+        @property
+        def control(self) -> CheckpointList:
+            """The list that sent the message."""
+            return self.checkpoint_list
+
+    def __init__(
+        self,
+        *,
+        clock: Clock = utc_now,
+        stale_after: timedelta | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self._clock = clock
+        self.stale_after = stale_after
+        """Checkpoints waiting longer than this get a stale mark beside their age (None: never)."""
+        self._marked: set[str] = set()
+        self._new: set[str] = set()
         self._entries: list[Entry] = []
         self._shown: list[Entry] = []
         self._by_key: dict[str, Entry] = {}
@@ -139,9 +185,9 @@ class CheckpointList(DataTable):
     def _column_widths(self) -> dict[str, int]:
         """Fit the columns to the widget: "workflow › step" and prompt share what is left."""
         total = self.size.width or 100
-        fixed = {"kind": 9, "age": 4, "id": 8}
-        # One cell of padding either side of each of 5 columns, and room for a scrollbar.
-        spare = max(24, total - sum(fixed.values()) - 2 * 5 - 2)
+        fixed = {"mark": 1, "kind": 9, "age": 4 + len(STALE_MARK) + 1, "id": 8}
+        # One cell of padding either side of each of 6 columns, and room for a scrollbar.
+        spare = max(24, total - sum(fixed.values()) - 2 * 6 - 2)
         # Room for the longest "name › step" (a pipeline's text counts as 16), but the prompt
         # keeps at least 45%: it is what a reviewer reads first.
         wanted = max([len(self._where_text(e, 16)) for e in self._shown] + [15])
@@ -159,7 +205,7 @@ class CheckpointList(DataTable):
         widths = self._column_widths()
         self._widths = widths
         self._widths_for = self.size.width
-        labels = {"kind": "kind", "where": "workflow › step", "prompt": "prompt", "age": "age", "id": "id"}
+        labels = {"mark": "", "kind": "kind", "where": "workflow › step", "prompt": "prompt", "age": "age", "id": "id"}
         for key, label in labels.items():
             self.add_column(label, key=key, width=widths[key])
 
@@ -186,7 +232,34 @@ class CheckpointList(DataTable):
         """Replace the rows, keeping the cursor on the same checkpoint when it is still there."""
         self._entries = list(entries)
         self._by_key = {entry.state_key: entry for entry in self._entries}
+        # A mark on a checkpoint that is gone (decided, here or elsewhere) goes with it.
+        self._marked &= self._by_key.keys()
+        self._new &= self._by_key.keys()
         self._rebuild()
+
+    @property
+    def marked(self) -> list[Entry]:
+        """The marked entries, in the order the list shows them (hidden by the filter or not)."""
+        order = {entry.state_key: index for index, entry in enumerate(self._sorted(self._entries))}
+        keys = sorted(self._marked & self._by_key.keys(), key=lambda key: order.get(key, 0))
+        return [self._by_key[key] for key in keys]
+
+    def set_marked(self, state_keys: Sequence[str]) -> None:
+        """Mark exactly these checkpoints (those listed)."""
+        self._marked = set(state_keys) & self._by_key.keys()
+        self._repaint_marks()
+
+    def set_new(self, state_keys: Sequence[str] | set[str]) -> None:
+        """Flag these rows as new arrivals not looked at yet."""
+        self._new = set(state_keys) & self._by_key.keys()
+        self._repaint_marks()
+
+    def is_stale(self, entry: Entry, now: datetime | None = None) -> bool:
+        """True when the checkpoint has waited longer than the stale threshold."""
+        if self.stale_after is None:
+            return False
+        created = entry.created_at
+        return ((now or self._clock()) - created) > self.stale_after
 
     def entry(self, state_key: str) -> Entry | None:
         """The entry with this state key, if listed."""
@@ -203,10 +276,17 @@ class CheckpointList(DataTable):
     def watch_filter_text(self) -> None:
         self._rebuild()
 
+    def watch_oldest_first(self) -> None:
+        self._rebuild()
+
+    def _sorted(self, entries: Sequence[Entry]) -> list[Entry]:
+        # Stable: checkpoints made in the same instant keep the scan's order.
+        return sorted(entries, key=lambda entry: entry.created_at, reverse=not self.oldest_first)
+
     def _rebuild(self) -> None:
         keep = self._last_highlight
         old_row = self.cursor_row
-        self._shown = [entry for entry in self._entries if entry_matches(entry, self.filter_text)]
+        self._shown = [entry for entry in self._sorted(self._entries) if entry_matches(entry, self.filter_text)]
         now = self._clock()
         self.clear(columns=True)
         self._add_columns()
@@ -218,6 +298,7 @@ class CheckpointList(DataTable):
             target = min(max(old_row, 0), len(self._shown) - 1)
         if target is not None:
             self.move_cursor(row=target, animate=False)
+        self._update_subtitle()
         self._announce()
 
     def _cells(self, entry: Entry, now: datetime) -> list[Text | str]:
@@ -226,10 +307,11 @@ class CheckpointList(DataTable):
         if isinstance(entry, BrokenCheckpoint):
             style = theme_colour(variables, "error") or "bold"
             return [
+                self._mark_cell(entry),
                 Text(BROKEN_LABEL, style=style),
                 Text(one_line(entry.path.name, w["where"]), style=style),
                 Text(one_line(entry.reason, w["prompt"]), style=style),
-                format_age(entry.created_at, now),
+                self._age_cell(entry, now),
                 short_key(entry.state_key),
             ]
         kind_style = theme_colour(variables, "warning" if entry.kind == "approval" else "accent") or ""
@@ -238,18 +320,49 @@ class CheckpointList(DataTable):
         # The step is what tells gates of one workflow apart: cut the name, not the step.
         room = max(4, w["where"] - len(step) - 3)
         return [
+            self._mark_cell(entry),
             Text(KIND_LABELS[entry.kind], style=kind_style),
             Text.assemble(one_line(name, room), (" › ", "dim"), step),
             one_line(entry.prompt, w["prompt"]),
-            format_age(entry.created_at, now),
+            self._age_cell(entry, now),
             entry.short_id,
         ]
+
+    def _mark_cell(self, entry: Entry) -> Text:
+        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
+        if entry.state_key in self._marked:
+            return Text(MARK, style=theme_colour(variables, "accent") or "bold")
+        if entry.state_key in self._new:
+            return Text(NEW_MARK, style=theme_colour(variables, "success") or "bold")
+        return Text("")
+
+    def _age_cell(self, entry: Entry, now: datetime) -> Text:
+        age = format_age(entry.created_at, now)
+        if not self.is_stale(entry, now):
+            return Text(age)
+        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
+        return Text(f"{age} {STALE_MARK}", style=theme_colour(variables, "warning") or "bold")
+
+    def _repaint_marks(self) -> None:
+        for entry in self._shown:
+            self.update_cell(entry.state_key, "mark", self._mark_cell(entry))
+        self._update_subtitle()
+        self.refresh_bindings()
+
+    def _update_subtitle(self) -> None:
+        parts = []
+        marked = len(self._marked)
+        if marked:
+            parts.append(f"{marked} marked · A approve · X reject")
+        if self.oldest_first:
+            parts.append("oldest first")
+        self.border_subtitle = " · ".join(parts) or None
 
     def refresh_ages(self) -> None:
         """Repaint the age column against the clock."""
         now = self._clock()
         for entry in self._shown:
-            self.update_cell(entry.state_key, "age", format_age(entry.created_at, now))
+            self.update_cell(entry.state_key, "age", self._age_cell(entry, now))
 
     # -- cursor and messages -----------------------------------------------------------------------
 
@@ -298,6 +411,54 @@ class CheckpointList(DataTable):
         if entry is not None:
             self.post_message(self.DecisionRequested(self, entry, kind))
 
+    def action_toggle_mark(self) -> None:
+        """Mark the highlighted row for a bulk decision (or unmark it), then move down."""
+        entry = self.highlighted
+        if entry is None:
+            return
+        self._marked ^= {entry.state_key}
+        self._repaint_marks()
+        if self.cursor_row < len(self._shown) - 1:
+            self.move_cursor(row=self.cursor_row + 1)
+
+    def action_mark_all(self) -> None:
+        """Mark every shown row; when they all are marked already, clear every mark."""
+        shown = {entry.state_key for entry in self._shown}
+        if shown and shown <= self._marked:
+            self._marked.clear()
+        else:
+            self._marked |= shown
+        self._repaint_marks()
+
+    def action_bulk(self, kind: DecisionKind) -> None:
+        """Ask for one decision on every marked row; the app confirms them all in one modal."""
+        marked = self.marked
+        if not marked:
+            self.notify("Mark checkpoints with space first (* marks every shown row).", severity="warning")
+            return
+        self.post_message(self.BulkRequested(self, marked, kind))
+
+    def action_copy_id(self) -> None:
+        """Copy the highlighted checkpoint's approval id (its state key when it has none)."""
+        entry = self.highlighted
+        if entry is not None:
+            self._copy(copy_id(entry), "Copied id")
+
+    def action_copy_command(self) -> None:
+        """Copy the shell command that decides the highlighted checkpoint with the CLI."""
+        entry = self.highlighted
+        if entry is not None:
+            self._copy(resume_command(entry), "Copied command")
+
+    def _copy(self, text: str, title: str) -> None:
+        # OSC 52: the terminal puts it on the clipboard (over ssh too); the toast shows exactly it.
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title=title, markup=False)
+
+    def action_toggle_sort(self) -> None:
+        """Newest first, or oldest first."""
+        self.oldest_first = not self.oldest_first
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only the keys that apply to the highlighted row (the footer follows)."""
         entry = self.highlighted
@@ -310,4 +471,9 @@ class CheckpointList(DataTable):
             return True
         if action == "open":
             return entry is not None and isinstance(entry, Checkpoint)
+        if action == "bulk":
+            # Offered (and in the footer) only while something is marked.
+            return bool(self._marked)
+        if action in ("toggle_mark", "copy_id", "copy_command"):
+            return entry is not None
         return True

@@ -1,0 +1,83 @@
+"""The one confirmation of a bulk decision: every checkpoint it decides, and those it leaves."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Footer, Label, Static
+
+from lobster_tui.core.checkpoints import Checkpoint
+
+from ..bulk import BulkPlan, label
+from ..formatting import one_line, printable
+from .confirm import ConfirmScreen
+
+
+class BulkConfirmScreen(ConfirmScreen):
+    """Confirm approving or rejecting several approvals at once.
+
+    Lists each checkpoint (workflow, step, prompt, id) and each marked row that is left out, with
+    why. As with a single decision, No has focus and only ``y`` (or the Yes button) goes ahead.
+
+    | Key | Action |
+    | :- | :- |
+    | `y` | Yes, decide them all. |
+    | `n` / `escape` | No, back out. |
+    | `tab` | Move between the buttons and the list (to scroll it). |
+    """
+
+    def __init__(self, plan: BulkPlan, approver: str | None) -> None:
+        count = len(plan.decide)
+        noun = f"{count} approval{'s' if count != 1 else ''}"
+        verb = "Approve" if plan.kind == "approve" else "Reject"
+        lines = []
+        if plan.kind == "approve":
+            lines.append("Each run resumes in turn and runs the steps after its gate; the log streams beside the inbox.")
+            lines.append(f"Recorded approver: {approver or 'none (no --approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
+        else:
+            lines.append("Each checkpoint is deleted and its run ends as cancelled. Nothing after the gates runs.")
+            lines.append(f"Recorded approver: {approver or 'none (no --approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
+        lines.append("One failure does not stop the rest; every outcome is reported.")
+        super().__init__(f"{verb} {noun}?", lines, f"{verb} {count}", plan.kind)
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog", classes=f"-{self.tone} -bulk"):
+            yield Label(printable(self.title_text), id="confirm-title")
+            table: DataTable[str] = DataTable(id="bulk-items", cursor_type="row", zebra_stripes=True, show_cursor=False)
+            yield table
+            if self.plan.skipped:
+                yield Static(self._skipped_text(), id="bulk-skipped", markup=False)
+            yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary", markup=False)
+            with Horizontal(id="confirm-buttons"):
+                yield Button("No (n)", id="no", variant="primary")
+                yield Button(
+                    f"{self.yes_label} (y)",
+                    id="yes",
+                    variant="success" if self.tone == "approve" else "error",
+                )
+        yield Footer(compact=True)
+
+    def _skipped_text(self) -> str:
+        skipped = self.plan.skipped
+        lines = [f"Left out ({len(skipped)}):"]
+        for entry, why in skipped[:6]:
+            lines.append(f"  ⊘ {label(entry)}: {one_line(why, 90)}")
+        if len(skipped) > 6:
+            lines.append(f"  … and {len(skipped) - 6} more")
+        return "\n".join(lines)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#bulk-items", DataTable)
+        table.add_column("workflow", key="workflow")
+        table.add_column("step", key="step")
+        table.add_column("prompt", key="prompt")
+        table.add_column("id", key="id")
+        for checkpoint in self.plan.decide:
+            table.add_row(*self._row(checkpoint), key=checkpoint.state_key)
+        super().on_mount()
+
+    @staticmethod
+    def _row(checkpoint: Checkpoint) -> tuple[str, str, str, str]:
+        name = checkpoint.workflow if checkpoint.source == "workflow" else f"$ {checkpoint.workflow}"
+        return (one_line(name, 24), one_line(checkpoint.step, 18), one_line(checkpoint.prompt, 44), checkpoint.short_id)
