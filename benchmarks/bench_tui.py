@@ -124,7 +124,7 @@ def _streaming(lines: int) -> tuple[float, float, int]:
             async with app.run_test(size=(120, 36)) as pilot:
                 app.inbox.show_log()
                 feed = app.inbox.log_panel.new_feed("bench")
-                rc = RunContext(state=StateStore(Path(tmp) / "state"), mode="tool", subscribers=[feed.push],
+                rc = RunContext(state=StateStore(Path(tmp) / "state"), mode="tool", subscribers=[feed],
                                 timeout_ms=None, max_stdout_bytes=None)
                 started = time.perf_counter()
                 outcome = await asyncio.to_thread(run_workflow, str(workflow), rc)

@@ -84,6 +84,25 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
             await pilot.press("question_mark")
             await pilot.pause()
             save("help")
+            await pilot.press("escape")
+            await pilot.pause()
+
+            # The Runs screen (2) and one run: deploy, approved at its first gate above, now
+            # waiting for the smoke-test report; its view reads both halves from the run log.
+            await pilot.press("2")
+            await _settle(app, pilot)
+            runs = app.screen
+            deploy = next(run for run in runs.run_list.runs if run.name == "deploy")  # type: ignore[attr-defined]
+            runs.run_list.select_run(deploy.id)  # type: ignore[attr-defined]
+            await pilot.pause()
+            save("runs")
+            await pilot.press("enter")
+            for _ in range(200):  # read by a worker that keeps following (no waiting for workers)
+                if app.screen.story.status == "needs_input":  # type: ignore[attr-defined]
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            save("run-view")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return saved

@@ -44,7 +44,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="with --serve: port to listen on (default: 8000)")
+    commands = parser.add_subparsers(dest="command", metavar="{run}")
+    run = commands.add_parser(
+        "run",
+        help="run a workflow file and watch it live",
+        description="Run a workflow file through the runtime (tool mode) and open straight into its live view.",
+    )
+    run.add_argument("file", help="workflow file (.lobster, .yaml, .yml, .json)")
+    run.add_argument("--args-json", metavar="JSON", help="the workflow's args as JSON, as for lobster run")
+    # Also accepted after "run" (SUPPRESS: absent here does not undo the same option given before it).
+    run.add_argument("--state-dir", default=argparse.SUPPRESS, help="as above")
+    run.add_argument("--approver", default=argparse.SUPPRESS, help="as above")
     return parser
+
+
+def _start_request(args: argparse.Namespace) -> tuple[str | None, object, str | None]:
+    """``lobster-tui run FILE [--args-json JSON]``: (file, args, problem)."""
+    if getattr(args, "command", None) != "run":
+        return None, None, None
+    import json
+
+    start_args = None
+    if args.args_json is not None:
+        try:
+            start_args = json.loads(args.args_json)
+        except ValueError as error:
+            return None, None, f"--args-json is not JSON: {error}"
+    return os.path.abspath(os.path.expanduser(args.file)), start_args, None
 
 
 def _forwarded(args: argparse.Namespace) -> list[str]:
@@ -64,6 +90,10 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lobster-tui`` console script."""
     args = build_parser().parse_args(argv)
+    start_file, start_args, problem = _start_request(args)
+    if problem is not None:
+        print(f"lobster-tui run: {problem}", file=sys.stderr)
+        return 2
     if args.serve:
         from .serve import serve
 
@@ -84,7 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("Preparing the demo: running the examples to their first checkpoints...", file=sys.stderr)
         demo_root = make_demo_state(env=os.environ)
         state_dir = str(demo_root)
-    app = create_app(state_dir, watch=not args.no_watch, approver=args.approver, config=config)
+    app = create_app(
+        state_dir,
+        watch=not args.no_watch,
+        approver=args.approver,
+        config=config,
+        start_file=start_file,
+        start_args=start_args,
+    )
     for problem in app.config_problems[len(config.problems) :]:
         print(f"lobster-tui: config: {problem}", file=sys.stderr)
     app.run()

@@ -80,10 +80,7 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
             text.append(f"  {one_line(command, width)}", styles.muted)
         return text
     if kind == "output":
-        line = printable(str(event.get("line", ""))).rstrip("\n")
-        if event.get("stream") == "stderr":
-            return Text.assemble(("  ! ", styles.stderr), (line, styles.stderr))
-        return Text.assemble(("  │ ", styles.muted), line)
+        return output_text(str(event.get("line", "")), str(event.get("stream") or "stdout"), styles)
     if kind == "output_truncated":
         return Text(f"  … {event.get('droppedLines')} lines not kept", styles.muted)
     if kind == "step_finished":
@@ -110,7 +107,8 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
     if kind == "run_finished":
         status = str(event.get("status"))
         style = styles.ok if status == "ok" else styles.error if status == "failed" else styles.warning
-        text = Text.assemble(("■ ", style), (f"run {status}", style))
+        words = {"needs_approval": "halted: waiting for approval", "needs_input": "halted: waiting for input"}
+        text = Text.assemble(("■ ", style), (f"run {words.get(status, status)}", style))
         duration = format_duration(event.get("durationMs"))
         if duration:
             text.append(f" in {duration}", styles.muted)
@@ -120,3 +118,17 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
     if kind == "log_note":
         return Text(f"  (log: {one_line(str(event.get('message', '')), width)})", styles.muted)
     return None
+
+
+def output_text(line: str, stream: str, styles: EventStyles) -> Text:
+    """One line a step printed: ``│`` before stdout, ``!`` before stderr (in the warning colour)."""
+    line = printable(line).rstrip("\n")
+    if stream == "stderr":
+        return Text.assemble(("  ! ", styles.stderr), (line, styles.stderr))
+    return Text.assemble(("  │ ", styles.muted), line)
+
+
+def skipped_text(count: int, run_id: str | None, styles: EventStyles) -> Text:
+    """The marker standing for output lines a view did not show (the run log on disk has them)."""
+    where = f" — lobster logs {run_id}" if run_id else ""
+    return Text(f"  … {count:,} lines not shown{where}", styles.muted)

@@ -1,0 +1,283 @@
+"""The Runs screens with real runs: start, watch, follow another process, stop, read back."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from lobster_tui.core.run_log import RunLogWriter, read_events
+from lobster_tui.core.runner import RunContext, resume, run_workflow
+from lobster_tui.tui.__main__ import _start_request, build_parser
+from lobster_tui.tui.app import LobsterApp
+from lobster_tui.tui.run_story import STDERR, STDOUT, CheckpointEntry
+from lobster_tui.tui.screens.confirm import ConfirmScreen
+from lobster_tui.tui.screens.inbox import InboxScreen
+from lobster_tui.tui.screens.run_view import RunViewScreen
+from lobster_tui.tui.screens.runs import RunsScreen
+from lobster_tui.tui.screens.start_run import StartRunScreen
+from tests.tui.helpers import EXAMPLES, REPO, Lobster, MakeApp, wait_until
+
+GREET = """\
+name: greet
+description: Says hello a few times
+args:
+  who:
+    default: world
+  times:
+    default: 2
+steps:
+  - id: hello
+    run: for i in $(seq ${times}); do echo "hello ${who} $i"; done; echo "said it" >&2
+"""
+
+
+def log_text(app: LobsterApp) -> str:
+    """The output lines (stdout, stderr) the open run view holds."""
+    screen = app.screen
+    assert isinstance(screen, RunViewScreen)
+    return "\n".join(payload for kind, payload in screen.story.lines if kind in (STDOUT, STDERR))
+
+
+def running(marker: str) -> bool:
+    """True while a process whose command line holds ``marker`` exists."""
+    return subprocess.run(["pgrep", "-f", marker], capture_output=True, check=False).returncode == 0
+
+
+async def test_start_a_workflow_from_the_tui_fill_its_args_and_watch_it_finish(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    (lobster.workdir / "greet.lobster").write_text(GREET, encoding="utf-8")
+    app = make_app(lobster.root, cwd=str(lobster.workdir))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("n")
+        await wait_until(lambda: isinstance(app.screen, StartRunScreen) and bool(app.screen.workflows), pilot,
+                         message="workflow files listed")
+        await pilot.press("enter")  # the highlighted (only) file: on to its args
+        await wait_until(lambda: isinstance(app.focused, Input) and (app.focused.id or "").startswith("arg-"), pilot,
+                         message="first arg focused")
+        assert app.focused.value == "world"  # type: ignore[union-attr]
+        # times is JSON (its default is a number): "three" is refused beside the field, nothing runs.
+        await pilot.press("ctrl+a", "ctrl+k", *"lobster", "tab", "ctrl+a", "ctrl+k", *"three", "ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, StartRunScreen) and not app.live_runs.started
+        errors = [str(widget.render()) for widget in dialog.query(".arg-error")]
+        assert any(error.startswith("not JSON") for error in errors), errors
+        await pilot.press("ctrl+a", "ctrl+k", "3")
+        await pilot.press("ctrl+s")
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot, message="live view opened")
+        view = app.screen
+        assert isinstance(view, RunViewScreen)
+        await wait_until(lambda: view.story.status == "ok", pilot, timeout=15, message="run finished")
+        text = log_text(app)
+        assert "hello lobster 1" in text and "hello lobster 3" in text and "said it" in text
+        assert view.story.args == {"who": "lobster", "times": 3}
+        (step,) = view.story.steps
+        assert (step.step_id, step.status, step.exit_code) == ("hello", "ok", 0)
+        await pilot.pause()
+        assert "hello lobster 3" in "\n".join(view.log_view.visible_text())
+        # Back to the Runs list, where the run is listed from its log.
+        await pilot.press("escape")
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        await wait_until(lambda: any(run.id == view.story.run_id and run.status == "ok" for run in runs.run_list.runs),
+                         pilot, message="run listed")
+        await pilot.press("1")
+        assert isinstance(app.screen, InboxScreen)
+
+
+async def test_a_run_started_by_another_process_appears_in_the_list_and_streams(
+    lobster: Lobster, make_app: MakeApp, tmp_path: Path
+) -> None:
+    stop = tmp_path / "stop-now"
+    workflow = lobster.workdir / "ticker.lobster"
+    workflow.write_text(
+        "name: ticker\nsteps:\n  - id: tick\n"
+        f"    run: i=0; while [ ! -f '{stop}' ]; do i=$((i+1)); echo tick $i; sleep 0.05; done; echo done\n",
+        encoding="utf-8",
+    )
+    app = make_app(lobster.root, watch=True, debounce_ms=20)
+    env = {**os.environ, "LOBSTER_STATE_DIR": str(lobster.root), "PYTHONPATH": str(REPO)}
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        proc = subprocess.Popen([sys.executable, "-m", "lobster_tui.cli", "run", "--mode", "tool", str(workflow)],
+                                env=env, cwd=str(lobster.workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            await wait_until(lambda: any(run.name == "ticker" and run.status == "running" for run in runs.run_list.runs),
+                             pilot, timeout=15, message="the other process's run listed as running")
+            assert not app.screen.check_action("stop", ())  # not ours to stop
+            await pilot.press("enter")
+            await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot)
+            await wait_until(lambda: "tick 3" in log_text(app), pilot, timeout=10, message="lines stream in")
+            seen = log_text(app).count("tick")
+            await wait_until(lambda: log_text(app).count("tick") > seen + 2, pilot, timeout=10, message="more lines")
+            stop.touch()
+            view = app.screen
+            assert isinstance(view, RunViewScreen)
+            await wait_until(lambda: view.story.status == "ok", pilot, timeout=15, message="run finished")
+            assert "done" in log_text(app).splitlines()
+            await pilot.press("escape")
+            await wait_until(lambda: any(run.name == "ticker" and run.status == "ok" for run in runs.run_list.runs),
+                             pilot, timeout=10, message="list shows it finished")
+        finally:
+            stop.touch()
+            proc.wait(timeout=15)
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            proc.stderr.close()
+
+
+async def test_a_step_printing_100000_lines_stays_responsive_with_bounded_memory(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    workflow = lobster.workdir / "loud.lobster"
+    workflow.write_text("name: loud\nsteps:\n  - id: loud\n    run: seq 100000; echo loud-done\n", encoding="utf-8")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        started = time.monotonic()
+        live = app.start_workflow_run(str(workflow))
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot)
+        view = app.screen
+        assert isinstance(view, RunViewScreen)
+        await wait_until(lambda: live.drained, pilot, timeout=30, message="run streamed")
+        streamed = time.monotonic() - started
+        await pilot.pause()
+        story = live.story
+        # Bounded: the story keeps its last max_lines lines, the feed holds nothing back.
+        assert len(story.lines) <= story.max_lines
+        assert live.feed.pending_lines == 0
+        assert story.steps[0].lines == 100_001
+        assert story.status == "ok"
+        shown = "\n".join(view.log_view.visible_text())  # following: the newest lines
+        assert "│ 100000" in shown and "│ loud-done" in shown
+        # The UI answers a key at once: g jumps to the oldest line kept.
+        pressed = time.perf_counter()
+        await pilot.press("g")
+        await wait_until(lambda: view.log_view.scroll_y == 0 and not view.log_view.following, pilot, timeout=5)
+        answered = time.perf_counter() - pressed
+        log = view.log_view
+        assert log.visible_text()[0].startswith("… ")  # the marker for lines not kept
+        # Search: "/", type, enter; n and N move between matches (wrapping round).
+        await pilot.press("slash")
+        await wait_until(lambda: isinstance(app.focused, Input), pilot)
+        await pilot.press(*"9999", "enter")
+        await pilot.pause()
+        assert app.focused is log and not log.following
+        # 99990..99999 and 9999 itself is no longer kept: 10 matches, the first from the top.
+        assert len(log.matches) == 10 and log.current_match == log.matches[0]
+        await pilot.press("n")
+        assert log.current_match == log.matches[1]
+        await pilot.press("N", "N")
+        assert log.current_match == log.matches[-1]
+        assert "/9999 10/10" in str(log.border_subtitle)
+        assert any("99999" in line for line in log.visible_text())
+        await pilot.press("w")
+        assert log.wrap
+        await pilot.press("escape")  # clears the search first
+        assert not log.query and isinstance(app.screen, RunViewScreen)
+        await pilot.press("G")
+        await wait_until(lambda: log.following, pilot, timeout=5)
+        await pilot.press("escape")  # then goes back
+        assert isinstance(app.screen, RunsScreen)
+    print(f"100,000 lines streamed in {streamed:.2f}s; key answered in {answered * 1000:.0f} ms")
+    assert answered < 1.0, f"the key took {answered:.2f}s"
+
+
+async def test_s_stops_a_running_run_and_its_child_process_is_gone(lobster: Lobster, make_app: MakeApp) -> None:
+    marker = f"lobster-tui-stop-{uuid.uuid4().hex[:12]}"
+    workflow = lobster.workdir / "sleepy.lobster"
+    workflow.write_text(
+        "name: sleepy\nsteps:\n  - id: nap\n"
+        f"    run: echo napping; {sys.executable} -c 'import time; time.sleep(60)' {marker}; echo never\n",
+        encoding="utf-8",
+    )
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        live = app.start_workflow_run(str(workflow))
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot)
+        await wait_until(lambda: running(marker), pilot, timeout=15, message="child started")
+        await wait_until(lambda: "napping" in log_text(app), pilot, timeout=10)
+        assert app.screen.check_action("stop", ())
+        await pilot.press("s")
+        await wait_until(lambda: isinstance(app.screen, ConfirmScreen), pilot, message="asked first")
+        await pilot.press("y")
+        await wait_until(lambda: live.drained, pilot, timeout=15, message="run ended")
+        await wait_until(lambda: not running(marker), pilot, timeout=10, message="child gone")
+        story = live.story
+        assert story.status == "failed" and story.error is not None and "stopped from lobster-tui" in story.error
+        assert "never" not in log_text(app)
+        assert "stopped from lobster-tui" in "\n".join(app.screen.log_view.visible_text())  # type: ignore[attr-defined]
+        assert story.run_id is not None
+        last = read_events(lobster.state, story.run_id)[-1]
+        assert last["type"] == "run_finished" and "stopped from lobster-tui" in str(last["error"])
+        assert not app.screen.check_action("stop", ())
+
+
+async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobster: Lobster, make_app: MakeApp) -> None:
+    workflow = lobster.workdir / "inbox-cleanup.lobster"
+    shutil.copyfile(EXAMPLES / "inbox-cleanup.lobster", workflow)
+
+    def logged(env: dict[str, str] | None = None) -> RunContext:
+        context = lobster.context(env)
+        context.subscribers.append(RunLogWriter(lobster.state))  # as the CLI does
+        return context
+
+    halted = run_workflow(str(workflow), logged())
+    assert halted.status == "needs_approval", halted.envelope()
+    token = halted.requires_approval["resumeToken"]  # type: ignore[index]
+    done = resume(logged({"LOBSTER_APPROVAL_APPROVED_BY": "bob"}), token=token, approved=True)
+    assert done.status == "ok", done.envelope()
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        await wait_until(lambda: len(runs.run_list.runs) == 1, pilot)
+        assert runs.run_list.runs[0].status == "ok"
+        await pilot.press("enter")
+        view = app.screen
+        assert isinstance(view, RunViewScreen)
+        await wait_until(lambda: view.story.status == "ok", pilot, timeout=10, message="story read")
+        story = view.story
+        assert [step.step_id for step in story.steps] == ["collect", "confirm", "archive"]
+        (checkpoint,) = [entry for entry in story.timeline if isinstance(entry, CheckpointEntry)]
+        assert (checkpoint.kind, checkpoint.decision, checkpoint.approver) == ("approval", "approve", "bob")
+        await pilot.pause()
+        text = log_text(app)
+        # Both halves: before the gate, and after the decision.
+        assert "Scanning personal for newsletters" in text and "archived m-1051" in text
+        rows = [str(option.prompt) for option in view.timeline.options]
+        assert any("approved by bob" in row for row in rows), rows
+        # enter on a step in the timeline shows where it starts in the log.
+        view.timeline.focus()
+        view.timeline.highlighted = next(i for i, row in enumerate(rows) if "archive" in row)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not view.log_view.following
+        assert any(line.startswith("● archive") for line in view.log_view.visible_text())
+
+
+async def test_lobster_tui_run_opens_straight_into_the_live_view(lobster: Lobster, make_app: MakeApp) -> None:
+    (lobster.workdir / "greet.lobster").write_text(GREET, encoding="utf-8")
+    args = build_parser().parse_args(["run", str(lobster.workdir / "greet.lobster"), "--args-json", '{"who": "cli"}'])
+    start_file, start_args, problem = _start_request(args)
+    assert problem is None
+    app = make_app(lobster.root, start_file=start_file, start_args=start_args)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot, message="opened on the run")
+        view: Any = app.screen
+        await wait_until(lambda: view.story.status == "ok", pilot, timeout=15)
+        assert "hello cli 2" in log_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+    assert _start_request(build_parser().parse_args(["run", "x.lobster", "--args-json", "{oops"]))[2] is not None
