@@ -117,9 +117,7 @@ class SchemaForm(Widget):
         except SchemaCompileError as error:
             self._compile_problem = f"response schema is invalid: {error.message}"
         self.spec = normalise(schema)
-        self._root = build_field(self.spec, label=self.spec.title, required=True, value=prefill(self.spec, defaults))
-        self._root.add_class("-root")
-        self._root.relabel(self.spec.title)
+        self._root = self._build_root(prefill(self.spec, defaults))
         self._initial = self._root_value()
         self._json_area = TextArea("", classes="schema-form--json", tab_behavior="focus", **json_language())
         self._json_shown = ""
@@ -143,9 +141,19 @@ class SchemaForm(Widget):
         self._apply_json()
         return self._root_value()
 
+    def _build_root(self, value: Any) -> FieldWidget:
+        root = build_field(self.spec, label=self.spec.title, required=True, value=value)
+        root.add_class("-root")
+        root.relabel(self.spec.title)
+        return root
+
     def set_value(self, value: Any) -> None:
         """Show ``value`` in the form and the JSON tab (``dirty`` still compares with the prefill)."""
-        self._root.set_value(value)
+        if self.is_mounted:
+            self._root.set_value(value)
+        else:
+            # Widgets take new values only inside a running app; before that, build them anew.
+            self._root = self._problems.root = self._build_root(value)
         self._json_problem = None
         self._sync_json(force=True)
         self._changed()
@@ -310,7 +318,8 @@ class SchemaForm(Widget):
         problems = self._assess(value)
         self.post_message(self.Changed(self, value, problems[0].sentence if problems else None))
         self._check_due = monotonic() + self.DEBOUNCE
-        if self._check_timer is None:
+        # Before mounting there is nothing to redraw; on_mount draws the first check.
+        if self._check_timer is None and self.is_mounted:
             self._check_timer = self.set_timer(self.DEBOUNCE, self._checked)
 
     def _checked(self) -> None:
