@@ -53,7 +53,13 @@ class SchemaForm(Widget):
         & .schema-form--scroll { height: 1fr; }
         & .schema-form--json { height: 1fr; }
         & .schema-form--json-status { height: auto; color: $text-error; }
-        & > .schema-form--summary { height: auto; padding: 0 1; color: $text-muted; }
+        & > .schema-form--summary {
+            height: 1;
+            padding: 0 1;
+            color: $text-muted;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
         & > .schema-form--summary.-error { color: $text-error; }
         & > .schema-form--summary.-ok { color: $text-success; }
     }
@@ -361,7 +367,8 @@ class SchemaForm(Widget):
             text, state = "✓ Valid", "-ok"
         if text != self._summary_text:
             self._summary_text = text
-            self._summary.update(text)
+            # One line, always: no need to lay the screen out again for new words.
+            self._summary.update(text, layout=False)
             self._summary.set_classes(f"schema-form--summary {state}")
 
 
