@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import Measurement, median_time, official_lobster, our_lobster, run_quiet
+from harness import Measurement, checkout_env, median_time, official_lobster, our_lobster, run_quiet
 
 ONE_STEP = "steps:\n  - id: one\n    run: echo hi\n"
 APPROVAL = "steps:\n  - id: gate\n    approval: Go?\n  - id: after\n    run: echo done\n"
@@ -33,7 +33,7 @@ def _raw_loop(count: int, env: dict[str, str], cwd: Path) -> None:
 def _env(state: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOBSTER_")}
     env["LOBSTER_STATE_DIR"] = str(state)
-    return env
+    return checkout_env(env)
 
 
 def _resume_once(cli: list[str], workflow: Path, work: Path, decision: list[str]) -> float:

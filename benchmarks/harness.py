@@ -61,11 +61,23 @@ def run_quiet(argv: list[str], env: dict[str, str], cwd: Path, stdin: str = "") 
 
 
 def our_lobster() -> list[str]:
-    """Our CLI as a user runs it: the installed console script, else ``python -m``."""
-    script = Path(sys.executable).parent / "lobster"
-    if script.exists():
-        return [str(script)]
+    """Our CLI from this checkout, byte-compiled as ``pip install`` leaves it.
+
+    Measuring the checkout (not whatever copy a venv holds) keeps the figures about this code;
+    compiling first matches an installed package, whose ``.pyc`` files pip writes at install time
+    (a checkout run with PYTHONDONTWRITEBYTECODE would recompile every module on every start).
+    """
+    import compileall
+
+    compileall.compile_dir(str(REPO / "lobster_tui"), quiet=1)
     return [sys.executable, "-m", "lobster_tui.cli"]
+
+
+def checkout_env(base: dict[str, str]) -> dict[str, str]:
+    """``base`` with this checkout first on the import path."""
+    env = dict(base)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
 
 
 def official_lobster(install: bool = True) -> list[str] | None:

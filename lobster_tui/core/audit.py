@@ -8,8 +8,6 @@ official runtime ignores. Answers are recorded as a SHA-256 of their stable JSON
 
 from __future__ import annotations
 
-import getpass
-import hashlib
 import json
 import os
 import stat
@@ -82,7 +80,22 @@ def _workflow_prompt(snapshot: dict[str, Any], step_id: Any) -> str | None:
 def answer_hash(response: Any) -> str | None:
     if response is UNDEFINED:
         return None
+    import hashlib  # ~30 ms to import: only answers are hashed, approvals never need it
+
     return hashlib.sha256(stable_stringify(response).encode("utf-8")).hexdigest()
+
+
+def _user_name() -> str | None:
+    """The OS user, as ``getpass.getuser`` finds it, without importing getpass on every decision."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError, OSError):
+        return None
 
 
 def record(
@@ -97,10 +110,7 @@ def record(
     outcome: dict[str, Any],
 ) -> None:
     """Append one decision to the journal (flushed and fsynced: it is a record)."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = None
+    user = _user_name()
     entry = {
         "time": now_iso(),
         "approver": approver,

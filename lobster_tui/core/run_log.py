@@ -43,7 +43,6 @@ import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, TextIO
@@ -669,6 +668,8 @@ def _peek_events(handle: Any, size: int, *, from_end: bool) -> list[EventDict]:
 
 
 def _elapsed_ms(start: str | None, end: str | None) -> int | None:
+    from datetime import datetime  # only readers need it, not the writer on the run's hot path
+
     if start is None:
         return None
     try:
@@ -742,6 +743,8 @@ def _display_status(run: RunSummary) -> str:
 
 
 def _local_time(stamp: str | None) -> str:
+    from datetime import datetime
+
     if stamp is None:
         return "-"
     try:
