@@ -13,6 +13,7 @@ Usage: ``python benchmarks/bench_events.py [--lines N] [--rounds N]``
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import statistics
 import sys
 import tempfile
@@ -46,23 +47,37 @@ def run_once(workflow: Path, state: StateStore, logged: bool) -> tuple[float, fl
     return elapsed, cpu
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--lines", type=int, default=200_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    options = parser.parse_args(argv)
+def measure(lines: int, rounds: int) -> tuple[float, float, float, float]:
+    """Median (wall, cpu) without and with the run-log subscriber, after a warm-up."""
     with tempfile.TemporaryDirectory() as folder:
-        workflow = write_workflow(Path(folder), options.lines)
+        workflow = write_workflow(Path(folder), lines)
         state = StateStore(Path(folder) / "state")
         run_once(workflow, state, True)  # warm-up: imports, caches, the state folder
         run_once(workflow, state, False)
         bare: list[tuple[float, float]] = []
         logged: list[tuple[float, float]] = []
-        for _ in range(options.rounds):
+        for _ in range(rounds):
             bare.append(run_once(workflow, state, False))
             logged.append(run_once(workflow, state, True))
     bare_wall, bare_cpu = (statistics.median(times) for times in zip(*bare))
     logged_wall, logged_cpu = (statistics.median(times) for times in zip(*logged))
+    return bare_wall, bare_cpu, logged_wall, logged_cpu
+
+
+def run(repeats: int) -> list[Any]:
+    """The events group of ``benchmarks/run.py``."""
+    from harness import Measurement
+
+    bare_wall, _, logged_wall, _ = measure(200_000, max(3, repeats))
+    return [Measurement("200,000-line step with run events logged", logged_wall, bare_wall, "same step, no events", 1.2)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--lines", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args(argv)
+    bare_wall, bare_cpu, logged_wall, logged_cpu = measure(options.lines, options.rounds)
     ratio = logged_wall / bare_wall
     print(f"{options.lines} lines, median of {options.rounds}:   wall        cpu")
     print(f"  no subscriber   {bare_wall * 1000:8.1f} ms {bare_cpu * 1000:8.1f} ms")

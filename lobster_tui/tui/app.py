@@ -338,7 +338,14 @@ class LobsterApp(App[None]):
         if action in ("show_inbox", "show_runs", "start_run"):
             from textual.screen import ModalScreen
 
-            return not isinstance(self.screen, ModalScreen)
+            if isinstance(self.screen, ModalScreen):
+                return False
+            # The footer leaves out the key of the screen you are on (80 columns are tight).
+            if action == "show_inbox":
+                return self.screen is not self.inbox
+            if action == "show_runs":
+                return not (self.is_screen_installed("runs") and self.screen is self.get_screen("runs"))
+            return True
         return True
 
     # -- runs (issue 7) -------------------------------------------------------------------------------
