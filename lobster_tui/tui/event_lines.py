@@ -82,7 +82,9 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
     if kind == "output":
         return output_text(str(event.get("line", "")), str(event.get("stream") or "stdout"), styles)
     if kind == "output_truncated":
-        return Text(f"  … {event.get('droppedLines')} lines not kept", styles.muted)
+        dropped = event.get("droppedLines")
+        count = f"{dropped:,}" if isinstance(dropped, int) else str(dropped)
+        return Text(f"  … {count} lines not kept in the run log", styles.muted)
     if kind == "step_finished":
         status = str(event.get("status"))
         good = status in ("ok", "skipped")

@@ -171,15 +171,15 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="start-dialog"):
             yield Label("Run a workflow", id="start-title")
-            yield Input(placeholder="workflow file (enter to load), or pick one below", id="start-path")
+            yield Input(placeholder="workflow file (enter to load), or pick one below", id="start-path", compact=True)
             with Horizontal(id="start-body"):
                 yield OptionList(id="start-files")
                 with VerticalScroll(id="start-args"):
                     yield Static("Pick a workflow file.", classes="hint")
             yield Static("", id="start-error", markup=False)
             with Horizontal(id="start-buttons"):
-                yield Button("Back (esc)", id="start-cancel")
-                yield Button("Run (ctrl+s)", id="start-run", variant="success")
+                yield Button("Back (esc)", id="start-cancel", compact=True)
+                yield Button("Run (ctrl+s)", id="start-run", variant="success", compact=True)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -253,7 +253,7 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
         self.chosen = info
         self._form += 1
         form = self._form
-        self.query_one("#start-error", Static).update("")
+        self._say("")
         box = self.query_one("#start-args", VerticalScroll)
         box.remove_children()
         title = info.name or Path(info.path).name
@@ -271,8 +271,10 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
                 widgets.append(Label(printable(label), classes="arg-label"))
                 if field.description:
                     widgets.append(Static(printable(field.description), classes="hint", markup=False))
-                widgets.append(Input(field.initial_text, id=f"arg-{form}-{index}", classes="arg-input"))
-                widgets.append(Static("", id=f"arg-error-{form}-{index}", classes="arg-error -error", markup=False))
+                widgets.append(Input(field.initial_text, id=f"arg-{form}-{index}", classes="arg-input", compact=True))
+                error_line = Static("", id=f"arg-error-{form}-{index}", classes="arg-error -error", markup=False)
+                error_line.display = False  # a row only when there is something to say
+                widgets.append(error_line)
         box.mount_all(widgets)
 
     @on(Input.Submitted, ".arg-input")
@@ -283,30 +285,36 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
         else:
             self.action_run()
 
+    def _say(self, problem: str) -> None:
+        error = self.query_one("#start-error", Static)
+        error.update(problem)
+        error.display = bool(problem)
+
     def collect(self) -> StartRequest | None:
         """The request from the form, or None after showing what is wrong beside the field."""
         info = self.chosen
-        error = self.query_one("#start-error", Static)
         if info is None:
-            error.update("Choose a workflow file first.")
+            self._say("Choose a workflow file first.")
             return None
         if info.problem:
-            error.update(f"This workflow cannot run: {info.problem}")
+            self._say(f"This workflow cannot run: {info.problem}")
             return None
         args: dict[str, Any] = {}
         ok = True
         for index, field in enumerate(info.args):
             text = self.query_one(f"#arg-{self._form}-{index}", Input).value
             include, value, problem = field.parse(text)
-            self.query_one(f"#arg-error-{self._form}-{index}", Static).update(problem or "")
+            error_line = self.query_one(f"#arg-error-{self._form}-{index}", Static)
+            error_line.update(problem or "")
+            error_line.display = bool(problem)
             if problem:
                 ok = False
             elif include:
                 args[field.name] = value
         if not ok:
-            error.update("Some args need fixing (see beside them).")
+            self._say("Some args need fixing (see beside them).")
             return None
-        error.update("")
+        self._say("")
         return StartRequest(info.path, args)
 
     @on(Button.Pressed, "#start-run")

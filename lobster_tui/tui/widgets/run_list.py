@@ -40,6 +40,12 @@ def run_name(run: RunSummary) -> str:
     return run.target or "-"
 
 
+def _clip_left(text: str, width: int) -> str:
+    """The end of a path is what tells files apart: cut from the left."""
+    flat = one_line(text, 0)
+    return flat if len(flat) <= width else "…" + flat[len(flat) - width + 1 :]
+
+
 def run_duration(run: RunSummary, now: datetime) -> int | None:
     """Wall-clock of the run: to ``now`` while running (by the app's clock), else as logged."""
     if run.status == "running":
@@ -111,16 +117,22 @@ class RunList(DataTable):
             self._rebuild()
 
     def _column_widths(self) -> dict[str, int]:
+        """Name and step get what they need up to a cap; the file or pipeline takes what is left."""
         total = self.size.width or 100
         fixed = {"status": 11, "age": 4, "duration": 7, "id": 12}
-        spare = max(20, total - sum(fixed.values()) - 2 * 6 - 2)
-        step = max(8, min(24, spare // 3))
-        return {**fixed, "name": max(12, spare - step), "step": step}
+        spare = max(30, total - sum(fixed.values()) - 2 * 7 - 2)
+        # As wide as the longest name (or step) needs, up to a cap.
+        wanted_name = max([len(run_name(run)) for run in self._runs] + [12])
+        wanted_step = max([len(run.current_step or "-") for run in self._runs] + [8])
+        step = max(8, min(24, wanted_step, spare // 4))
+        name = max(12, min(32, wanted_name, spare // 2))
+        return {**fixed, "name": name, "step": step, "target": max(6, spare - name - step)}
 
     def _add_columns(self) -> None:
         widths = self._column_widths()
         self._widths_for = self.size.width
-        labels = {"status": "status", "name": "name", "age": "age", "duration": "took", "step": "step", "id": "run"}
+        labels = {"status": "status", "name": "name", "age": "age", "duration": "took", "step": "step", "id": "run",
+                  "target": "file / pipeline"}
         for key, label in labels.items():
             self.add_column(label, key=key, width=widths[key])
 
@@ -191,6 +203,7 @@ class RunList(DataTable):
             span(run_duration(run, now)) or "-",
             one_line(run.current_step or "-", widths["step"]),
             run.id[:12],
+            Text(_clip_left(run.target or "", widths["target"]), style="dim"),
         ]
 
     def refresh_times(self) -> None:

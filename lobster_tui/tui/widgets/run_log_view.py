@@ -33,6 +33,7 @@ from ..formatting import printable
 from ..run_story import EVENT, NOTE, STDERR, RunStory
 
 _GUTTER = 2  # "│ " before stdout, "! " before stderr
+_INDENT = 2  # wrapped rows after a line's first start under its text, not under the gutter
 
 
 def _plain_width(text: str) -> int:
@@ -214,7 +215,10 @@ class RunLogView(ScrollView, can_focus=True):
 
     def _rows_for(self, width: int) -> int:
         wrap_width = max(1, self._wrap_width)
-        return max(1, -(-width // wrap_width))
+        if width <= wrap_width:
+            return 1
+        rest = max(1, wrap_width - _INDENT)
+        return 1 + -(-(width - wrap_width) // rest)
 
     def _rebuild_heights(self) -> None:
         self._wrap_width = max(1, self.scrollable_content_region.width)
@@ -289,8 +293,12 @@ class RunLogView(ScrollView, can_focus=True):
         number, sub_row = self._line_at_row(row)
         strip = self._line_strip(number, base)
         if self.wrap:
-            strip = strip.crop(sub_row * width, (sub_row + 1) * width)
-            return strip.extend_cell_length(width, base)
+            if sub_row == 0:
+                return strip.crop(0, width).extend_cell_length(width, base)
+            rest = max(1, width - _INDENT)
+            start = width + (sub_row - 1) * rest
+            piece = strip.crop(start, start + rest)
+            return Strip.join([Strip.blank(_INDENT, base), piece]).extend_cell_length(width, base)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def _line_strip(self, number: int | None, base: Style) -> Strip:
