@@ -103,6 +103,19 @@ async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
                 await pilot.pause(0.02)
             await pilot.pause()
             save("run-view")
+
+            # Triage at scale: mark every row, one confirmation for all approvals (the input
+            # request is left out, and says so), then the audit journal of what was decided.
+            await pilot.press("1")
+            await _settle(app, pilot)
+            await pilot.press("asterisk", "A")
+            await pilot.pause()
+            save("bulk-confirm")
+            await pilot.press("y")
+            await _settle(app, pilot)
+            await pilot.press("3")
+            await _settle(app, pilot)
+            save("history")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return saved

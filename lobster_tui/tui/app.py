@@ -69,9 +69,9 @@ class LobsterApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("3", "history", "History", id="app.history"),
         Binding("1", "show_inbox", "Inbox", id="app.inbox"),
         Binding("2", "show_runs", "Runs", id="app.runs"),
+        Binding("3", "history", "History", id="app.history"),
         Binding("n", "start_run", "Run workflow", show=False, id="app.start_run"),
     ]
 
@@ -325,7 +325,11 @@ class LobsterApp(App[None]):
     # -- history and config -------------------------------------------------------------------------
 
     def action_history(self) -> None:
-        """Show the audit journal: every decision, from this app and the CLI, newest first."""
+        """Show the audit journal: every decision, from this app and the CLI, newest first.
+
+        Opened on top of the current screen (escape comes back to it), so nothing in progress
+        there, such as a half-filled answer, is dropped.
+        """
         if not isinstance(self.screen, HistoryScreen):
             self.push_screen(HistoryScreen())
 

@@ -238,12 +238,12 @@ class BulkDecisions:
             mark, style = marks[item.status]
             panel.write_line(Text(f"  {mark} {label(item.entry)}: {one_line(item.message, 160)}", style=style))
         failed = [item for item in report.items if item.status in ("failed", "not started")]
-        lines = [f"{label(item.entry)}: {one_line(item.message, 80)}" for item in failed[:3]]
-        if len(failed) > 3:
-            lines.append(f"… {len(failed) - 3} more in the log")
-        skipped = report.count("skipped")
-        if skipped:
-            lines.append(f"{skipped} skipped (input requests or not allowed): see the log")
+        skipped = [item for item in report.items if item.status == "skipped"]
+        # The toast names what did not happen (failures first); the log has every line.
+        noted = [("✗", item) for item in failed] + [("⊘", item) for item in skipped]
+        lines = [f"{mark} {label(item.entry)}: {one_line(item.message, 70)}" for mark, item in noted[:4]]
+        if len(noted) > 4:
+            lines.append(f"… {len(noted) - 4} more in the log")
         message = "\n".join(lines) or "Every marked approval was decided; details in the log."
         severity = "error" if failed else "warning" if skipped else "information"
         app.notify(message, title=report.summary(), severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]

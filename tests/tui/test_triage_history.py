@@ -136,11 +136,11 @@ async def test_history_follows_new_journal_lines_live(lobster: Lobster, make_app
             (lobster.root / "audit" / "probe").write_text("x", encoding="utf-8")
             return screen._generation > generation
 
-        await wait_until(poked, pilot, message="journal watcher armed")
+        await wait_until(poked, pilot, timeout=20, message="journal watcher armed")
         assert cli(lobster, "resume", "--id", ids[0], "--approve", "yes", approver="dave").returncode == 0
-        await wait_until(lambda: len(screen.shown) == 1, pilot, timeout=10, message="first line followed")
+        await wait_until(lambda: len(screen.shown) == 1, pilot, timeout=20, message="first line followed")
         assert cli(lobster, "resume", "--id", ids[1], "--approve", "no", approver="erin").returncode == 0
-        await wait_until(lambda: len(screen.shown) == 2, pilot, timeout=10, message="second line followed")
+        await wait_until(lambda: len(screen.shown) == 2, pilot, timeout=20, message="second line followed")
         assert [(who, decision) for who, decision, *_ in rows(screen)] == [("erin", "reject"), ("dave", "approve")]
 
 

@@ -38,4 +38,4 @@ async def arm_watcher(app: LobsterApp, pilot: Any) -> None:
         app.state.write_value("approval_00000000", {"stateKey": "nothing"})
         return app.inbox._scan_generation > generation
 
-    await wait_until(poked, pilot, message="watcher armed")
+    await wait_until(poked, pilot, timeout=20, message="watcher armed")

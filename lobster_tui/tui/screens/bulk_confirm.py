@@ -69,15 +69,29 @@ class BulkConfirmScreen(ConfirmScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#bulk-items", DataTable)
-        table.add_column("workflow", key="workflow")
-        table.add_column("step", key="step")
-        table.add_column("prompt", key="prompt")
-        table.add_column("id", key="id")
+        self._widths = widths = self._column_widths()
+        for key in ("workflow", "step", "prompt", "id"):
+            table.add_column(key, key=key, width=widths[key])
         for checkpoint in self.plan.decide:
             table.add_row(*self._row(checkpoint), key=checkpoint.state_key)
         super().on_mount()
 
-    @staticmethod
-    def _row(checkpoint: Checkpoint) -> tuple[str, str, str, str]:
+    def _column_widths(self) -> dict[str, int]:
+        """Fit the four columns into the dialog: the id whole, the prompt with most of the rest."""
+        # The dialog is 100 wide at most (95% of the screen); minus its border, padding, the
+        # cells' padding (2 per column) and a scrollbar.
+        dialog = min(100, int(self.app.size.width * 0.95))
+        spare = max(30, dialog - 2 - 4 - 2 * 4 - 2 - 8)
+        step = min(14, max(6, spare // 6))
+        workflow = max(8, int((spare - step) * 0.35))
+        return {"workflow": workflow, "step": step, "prompt": max(10, spare - step - workflow), "id": 8}
+
+    def _row(self, checkpoint: Checkpoint) -> tuple[str, str, str, str]:
+        w = self._widths
         name = checkpoint.workflow if checkpoint.source == "workflow" else f"$ {checkpoint.workflow}"
-        return (one_line(name, 24), one_line(checkpoint.step, 18), one_line(checkpoint.prompt, 44), checkpoint.short_id)
+        return (
+            one_line(name, w["workflow"]),
+            one_line(checkpoint.step, w["step"]),
+            one_line(checkpoint.prompt, w["prompt"]),
+            checkpoint.short_id,
+        )

@@ -34,7 +34,7 @@ def help_rows(bindings: Iterable[tuple[str, Binding]], key_display: Callable[[Bi
         if merge in rows:
             old = rows[merge]
             if keys not in old.keys.split(" "):
-                rows[merge] = HelpRow(f"{old.keys} {keys}", old.description, old.where, old.binding_id)
+                rows[merge] = HelpRow(f"{old.keys} {keys}", old.description, old.where, f"{old.binding_id} {binding.id}")
             continue
         rows[merge] = HelpRow(keys, binding.description, where, binding.id)
     return list(rows.values())
@@ -74,9 +74,10 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#help-table", DataTable)
-        table.add_columns("key", "does", "where")
+        # The id is what config.toml's [keymap] uses to give a binding other keys.
+        table.add_columns("key", "does", "where", "id")
         for row in self.rows:
-            table.add_row(row.keys, row.description, row.where)
+            table.add_row(row.keys, row.description, row.where, row.binding_id)
         table.focus()
 
     def action_close(self) -> None:

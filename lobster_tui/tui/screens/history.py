@@ -70,8 +70,8 @@ def workflow_name(entry: JournalEntry) -> str:
     return Path(workflow).stem or workflow
 
 
-def format_time(value: Any) -> str:
-    """``2026-11-30 05:34:47`` in UTC (as ``lobster audit`` prints it)."""
+def format_time(value: Any, short: bool = False) -> str:
+    """``2026-11-30 05:34:47`` in UTC (as ``lobster audit`` prints it); ``11-30 05:34`` when short."""
     if not isinstance(value, str):
         return "?"
     try:
@@ -80,11 +80,11 @@ def format_time(value: Any) -> str:
         return one_line(value, 19)
     if stamp.tzinfo is not None:
         stamp = stamp.astimezone(timezone.utc)
-    return stamp.strftime("%Y-%m-%d %H:%M:%S")
+    return stamp.strftime("%m-%d %H:%M" if short else "%Y-%m-%d %H:%M:%S")
 
 
 def outcome_text(entry: JournalEntry) -> str:
-    """What the resume did, in a few words: ``ok``, ``→ next approval 1a2b3c4d``, ``error: …``."""
+    """What the resume did, in a few words: ``ok``, ``→ approval 1a2b3c4d`` (its next gate), ``error: …``."""
     outcome = _outcome(entry)
     status = str(outcome.get("status") or "?")
     if status == "error":
@@ -92,7 +92,7 @@ def outcome_text(entry: JournalEntry) -> str:
     if status in ("needs_approval", "needs_input") and outcome.get("next"):
         what = "approval" if status == "needs_approval" else "input"
         nxt = str(outcome["next"])
-        return f"→ next {what} {nxt if len(nxt) <= 12 else nxt.rsplit('_', 1)[-1][:8]}"
+        return f"→ {what} {nxt if len(nxt) <= 12 else nxt.rsplit('_', 1)[-1][:8]}"
     return status
 
 
@@ -232,11 +232,13 @@ class HistoryScreen(Screen[None]):
     def _column_widths(self) -> dict[str, int]:
         """Fixed time, approver and decision; workflow › step, prompt and outcome share the rest."""
         total = self.table.size.width or 120
-        fixed = {"time": 19, "approver": 10, "decision": 8}
+        narrow = total < 110
+        # Below 140 columns the time reads "11-30 05:34" (the detail pane below has it whole).
+        fixed = {"time": 11 if total < 140 else 19, "approver": 8 if narrow else 10, "decision": 8}
         # One cell of padding either side of 6 columns, and a scrollbar.
         spare = max(30, total - sum(fixed.values()) - 2 * 6 - 2)
-        where = max(12, int(spare * 0.3))
-        outcome = max(10, int(spare * 0.3))
+        where = max(12, int(spare * 0.34))
+        outcome = max(10, int(spare * 0.28))
         return {**fixed, "where": where, "prompt": max(10, spare - where - outcome), "outcome": outcome}
 
     def _rebuild(self) -> None:
@@ -289,7 +291,7 @@ class HistoryScreen(Screen[None]):
         outcome = outcome_text(entry)
         outcome_style = theme_colour(variables, "error") if is_failed(entry) else None
         return [
-            format_time(entry.get("time")),
+            format_time(entry.get("time"), short=w["time"] < 19),
             who,
             Text(decision, style=(theme_colour(variables, tone) or "") if tone else ""),
             where,

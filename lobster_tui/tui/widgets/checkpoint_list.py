@@ -83,10 +83,11 @@ class CheckpointList(DataTable):
         Binding("a", "decide('approve')", "Approve", id="list.approve"),
         Binding("x", "decide('reject')", "Reject", id="list.reject"),
         Binding("c", "decide('cancel')", "Cancel", id="list.cancel"),
-        Binding("space", "toggle_mark", "Mark", id="list.mark"),
+        Binding("space", "toggle_mark", "Mark", show=False, id="list.mark"),
         Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all"),
-        Binding("A", "bulk('approve')", "Approve marked", id="list.bulk_approve"),
-        Binding("X", "bulk('reject')", "Reject marked", id="list.bulk_reject"),
+        # Out of the footer (80 columns): the list's border says "N marked · A approve · X reject".
+        Binding("A", "bulk('approve')", "Approve marked", show=False, id="list.bulk_approve"),
+        Binding("X", "bulk('reject')", "Reject marked", show=False, id="list.bulk_reject"),
         Binding("y", "copy_id", "Copy id", show=False, id="list.copy_id"),
         Binding("Y", "copy_command", "Copy command", show=False, id="list.copy_command"),
         Binding("o", "toggle_sort", "Sort", show=False, id="list.sort"),
@@ -185,7 +186,8 @@ class CheckpointList(DataTable):
     def _column_widths(self) -> dict[str, int]:
         """Fit the columns to the widget: "workflow › step" and prompt share what is left."""
         total = self.size.width or 100
-        fixed = {"mark": 1, "kind": 9, "age": 4 + len(STALE_MARK) + 1, "id": 8}
+        # "12h!" fits the age column: the stale mark costs no width of its own.
+        fixed = {"mark": 1, "kind": 9, "age": 4, "id": 8}
         # One cell of padding either side of each of 6 columns, and room for a scrollbar.
         spare = max(24, total - sum(fixed.values()) - 2 * 6 - 2)
         # Room for the longest "name › step" (a pipeline's text counts as 16), but the prompt
@@ -341,7 +343,7 @@ class CheckpointList(DataTable):
         if not self.is_stale(entry, now):
             return Text(age)
         variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
-        return Text(f"{age} {STALE_MARK}", style=theme_colour(variables, "warning") or "bold")
+        return Text(f"{age}{STALE_MARK}", style=theme_colour(variables, "warning") or "bold")
 
     def _repaint_marks(self) -> None:
         for entry in self._shown:
@@ -471,9 +473,6 @@ class CheckpointList(DataTable):
             return True
         if action == "open":
             return entry is not None and isinstance(entry, Checkpoint)
-        if action == "bulk":
-            # Offered (and in the footer) only while something is marked.
-            return bool(self._marked)
         if action in ("toggle_mark", "copy_id", "copy_command"):
             return entry is not None
         return True
