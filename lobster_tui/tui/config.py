@@ -249,6 +249,25 @@ def apply_config(app: Any, config: Config) -> list[str]:
         except Exception as error:  # noqa: BLE001 - an unknown theme must not stop the app
             problems.append(f"{where}'theme' {config.theme!r} cannot be used ({error}); using the default")
     if config.keymap:
-        problems.extend(where + problem for problem in unknown_binding_ids(config.keymap, lobster_binding_ids()))
+        known = lobster_binding_ids()
+        if not set(config.keymap) <= known:
+            # Some screens are imported on first use; load them all before calling an id unknown.
+            _import_all_screens_and_widgets()
+            known = lobster_binding_ids()
+        problems.extend(where + problem for problem in unknown_binding_ids(config.keymap, known))
         app.set_keymap(dict(config.keymap))
     return problems
+
+
+def _import_all_screens_and_widgets() -> None:
+    import importlib
+    import pkgutil
+
+    from . import screens, widgets
+
+    for package in (screens, widgets):
+        for module in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+            try:
+                importlib.import_module(module.name)
+            except Exception:  # noqa: BLE001 - a module that fails to import has no bindings to offer
+                continue

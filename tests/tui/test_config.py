@@ -166,3 +166,10 @@ def test_the_command_line_prints_config_problems_on_stderr(
     assert app.config.bell is True and app.config.path == bad
     assert cli.main(["--state-dir", str(tmp_path / "state"), "--config", str(tmp_path / "absent.toml")]) == 0
     assert "no such config file" in capsys.readouterr().err
+
+
+def test_keymap_ids_of_screens_imported_on_first_use_are_known(lobster: Lobster, make_app: MakeApp) -> None:
+    # The Runs screen's module is imported only when 2 is pressed; its ids are still valid.
+    app = make_app(lobster.root, config=Config(keymap={"runs.refresh": "R", "list.sort": "O"}))
+    assert app.config_problems == []
+    assert app._keymap == {"runs.refresh": "R", "list.sort": "O"}

@@ -40,7 +40,7 @@ def test_serve_answers_with_the_apps_page_on_loopback(tmp_path: Path) -> None:
         page = ""
         while time.monotonic() < deadline:
             if server.poll() is not None:
-                out, err = server.communicate()
+                _, err = server.communicate()
                 pytest.fail(f"the server exited early ({server.returncode}): {err.decode()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:

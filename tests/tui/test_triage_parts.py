@@ -7,7 +7,12 @@ import shlex
 from lobster_tui.core.checkpoints import Checkpoint, scan_checkpoints
 from lobster_tui.tui.bulk import INPUT_SKIPPED, BulkReport, ItemOutcome, plan_bulk
 from lobster_tui.tui.clipboard import copy_id, resume_command
-from lobster_tui.tui.notify import ArrivalNotice, describe_arrivals, notification_sequences, osc_text
+from lobster_tui.tui.notify import (
+    ArrivalNotice,
+    describe_arrivals,
+    notification_sequences,
+    osc_text,
+)
 from tests.tui.helpers import Lobster
 from tests.tui.test_triage import GATE, GUARDED
 

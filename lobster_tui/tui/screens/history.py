@@ -331,8 +331,10 @@ class HistoryScreen(Screen[None]):
             return
         outcome = _outcome(entry)
         lines = [
-            f"{format_time(entry.get('time'))} UTC · {entry.get('decision') or '?'} by "
-            f"{entry.get('approver') or 'no approver identity'} (user {entry.get('user') or '?'})",
+            (
+                f"{format_time(entry.get('time'))} UTC · {entry.get('decision') or '?'} by "
+                f"{entry.get('approver') or 'no approver identity'} (user {entry.get('user') or '?'})"
+            ),
             f"{entry.get('kind') or 'checkpoint'} {entry.get('approvalId') or '-'} · {entry.get('stateKey') or '?'}",
             f"workflow: {one_line(str(entry.get('workflow') or '?'), 200)} › {entry.get('step') or '?'}",
             f"prompt: {one_line(str(entry.get('prompt') or ''), 300)}",
