@@ -9,7 +9,6 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from textual.widgets import Input
 
@@ -193,18 +192,25 @@ async def test_a_step_printing_100000_lines_stays_responsive_with_bounded_memory
     assert answered < 1.0, f"the key took {answered:.2f}s"
 
 
-async def test_s_stops_a_running_run_and_its_child_process_is_gone(lobster: Lobster, make_app: MakeApp) -> None:
+async def test_lobster_tui_run_opens_the_live_view_and_s_stops_the_run_and_its_child(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
     marker = f"lobster-tui-stop-{uuid.uuid4().hex[:12]}"
     workflow = lobster.workdir / "sleepy.lobster"
     workflow.write_text(
-        "name: sleepy\nsteps:\n  - id: nap\n"
-        f"    run: echo napping; {sys.executable} -c 'import time; time.sleep(60)' {marker}; echo never\n",
+        "name: sleepy\nargs:\n  word:\n    default: dozing\nsteps:\n  - id: nap\n"
+        f"    run: echo ${{word}}; {sys.executable} -c 'import time; time.sleep(60)' {marker}; echo never\n",
         encoding="utf-8",
     )
-    app = make_app(lobster.root)
+    # lobster-tui run FILE --args-json ...: straight into the run's live view.
+    args = build_parser().parse_args(["run", str(workflow), "--args-json", '{"word": "napping"}'])
+    start_file, start_args, problem = _start_request(args)
+    assert problem is None and start_args == {"word": "napping"}
+    assert _start_request(build_parser().parse_args(["run", "x.lobster", "--args-json", "{oops"]))[2] is not None
+    app = make_app(lobster.root, start_file=start_file, start_args=start_args)
     async with app.run_test(size=(120, 36)) as pilot:
-        live = app.start_workflow_run(str(workflow))
-        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot)
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot, message="opened on the run")
+        (live,) = app.live_runs.started
         await wait_until(lambda: running(marker), pilot, timeout=15, message="child started")
         await wait_until(lambda: "napping" in log_text(app), pilot, timeout=10)
         assert app.screen.check_action("stop", ())
@@ -221,6 +227,8 @@ async def test_s_stops_a_running_run_and_its_child_process_is_gone(lobster: Lobs
         last = read_events(lobster.state, story.run_id)[-1]
         assert last["type"] == "run_finished" and "stopped from lobster-tui" in str(last["error"])
         assert not app.screen.check_action("stop", ())
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
 
 
 async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobster: Lobster, make_app: MakeApp) -> None:
@@ -265,19 +273,3 @@ async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobste
         await pilot.pause()
         assert not view.log_view.following
         assert any(line.startswith("● archive") for line in view.log_view.visible_text())
-
-
-async def test_lobster_tui_run_opens_straight_into_the_live_view(lobster: Lobster, make_app: MakeApp) -> None:
-    (lobster.workdir / "greet.lobster").write_text(GREET, encoding="utf-8")
-    args = build_parser().parse_args(["run", str(lobster.workdir / "greet.lobster"), "--args-json", '{"who": "cli"}'])
-    start_file, start_args, problem = _start_request(args)
-    assert problem is None
-    app = make_app(lobster.root, start_file=start_file, start_args=start_args)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot, message="opened on the run")
-        view: Any = app.screen
-        await wait_until(lambda: view.story.status == "ok", pilot, timeout=15)
-        assert "hello cli 2" in log_text(app)
-        await pilot.press("escape")
-        assert isinstance(app.screen, RunsScreen)
-    assert _start_request(build_parser().parse_args(["run", "x.lobster", "--args-json", "{oops"]))[2] is not None
