@@ -202,6 +202,9 @@ class LobsterApp(App[None]):
         self._decided_on_highlight[decision.state_key] = (
             highlighted is not None and highlighted.state_key == decision.state_key
         )
+        # Before the worker starts: its run's next checkpoint can be listed before any message about
+        # this decision is handled, and it is the reviewer's doing, not news.
+        self.notice.own_run(decision.entry)
         self.post_message(DecisionStarted(decision))
         self.inbox.refresh_bindings()
         return self.run_worker(
@@ -261,10 +264,6 @@ class LobsterApp(App[None]):
             result = DecisionResult(decision, "error", f"{type(error).__name__}: {error}")
         self.post_message(DecisionFinished(result, quiet=quiet))
         return result
-
-    def on_decision_started(self, message: DecisionStarted) -> None:
-        # The run's next checkpoint, when it halts again, is the reviewer's doing: not news.
-        self.notice.own_run(message.decision.entry)
 
     def on_decision_finished(self, message: DecisionFinished) -> None:
         result = message.result
@@ -336,19 +335,29 @@ class LobsterApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """History opens from full screens, not over a modal."""
         if action == "history":
+            from textual.command import CommandPalette
             from textual.screen import ModalScreen
 
-            return not isinstance(self.screen, (ModalScreen, HistoryScreen))
+            # The palette asks from over the screen it was opened on: judge that screen.
+            screen = self.screen
+            if isinstance(screen, CommandPalette) and len(self.screen_stack) > 1:
+                screen = self.screen_stack[-2]
+            return not isinstance(screen, (ModalScreen, HistoryScreen))
         if action in ("show_inbox", "show_runs", "start_run"):
+            from textual.command import CommandPalette
             from textual.screen import ModalScreen
 
-            if isinstance(self.screen, ModalScreen):
+            # The palette asks from over the screen it was opened on: judge that screen.
+            screen = self.screen
+            if isinstance(screen, CommandPalette) and len(self.screen_stack) > 1:
+                screen = self.screen_stack[-2]
+            if isinstance(screen, ModalScreen):
                 return False
             # The footer leaves out the key of the screen you are on (80 columns are tight).
             if action == "show_inbox":
-                return self.screen is not self.inbox
+                return screen is not self.inbox
             if action == "show_runs":
-                return not (self.is_screen_installed("runs") and self.screen is self.get_screen("runs"))
+                return not (self.is_screen_installed("runs") and screen is self.get_screen("runs"))
             return True
         return True
 

@@ -10,6 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
+from textual.command import CommandList
 from textual.widgets import Input
 
 from lobster_tui.core.run_log import RunLogWriter, read_events
@@ -56,6 +57,15 @@ async def test_start_a_workflow_from_the_tui_fill_its_args_and_watch_it_finish(
     (lobster.workdir / "greet.lobster").write_text(GREET, encoding="utf-8")
     app = make_app(lobster.root, cwd=str(lobster.workdir))
     async with app.run_test(size=(120, 36)) as pilot:
+        # "Run workflow" is in the command palette too.
+        await pilot.press("ctrl+p", *"run workflow")
+        await wait_until(lambda: any("Run workflow" in str(option.prompt)
+                                     for option in app.screen.query_one(CommandList).options), pilot,
+                         message="palette offers Run workflow")
+        await pilot.press("down", "enter")
+        await wait_until(lambda: isinstance(app.screen, StartRunScreen), pilot, message="palette opened the dialog")
+        await pilot.press("escape")
+        assert isinstance(app.screen, InboxScreen)
         await pilot.press("n")
         await wait_until(lambda: isinstance(app.screen, StartRunScreen) and bool(app.screen.workflows), pilot,
                          message="workflow files listed")
@@ -120,9 +130,15 @@ async def test_a_run_started_by_another_process_appears_in_the_list_and_streams(
             await wait_until(lambda: "tick 3" in log_text(app), pilot, timeout=10, message="lines stream in")
             seen = log_text(app).count("tick")
             await wait_until(lambda: log_text(app).count("tick") > seen + 2, pilot, timeout=10, message="more lines")
-            stop.touch()
             view = app.screen
             assert isinstance(view, RunViewScreen)
+            # Scrolled up, the view stops following and counts what arrives below.
+            await pilot.press("k")
+            assert not view.log_view.following
+            await wait_until(lambda: "new lines" in str(view.log_view.border_subtitle), pilot, timeout=10)
+            await pilot.press("G")
+            assert view.log_view.following
+            stop.touch()
             await wait_until(lambda: view.story.status == "ok", pilot, timeout=15, message="run finished")
             assert "done" in log_text(app).splitlines()
             await pilot.press("escape")

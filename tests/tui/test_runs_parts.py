@@ -107,3 +107,27 @@ def test_workflow_files_are_found_and_described(tmp_path: Path) -> None:
     assert [(field.name, field.default, field.description) for field in hello.args] == [
         ("who", "world", "whom"), ("times", 2, None)]
     assert describe_workflow("missing.lobster", str(tmp_path)).problem.startswith("ENOENT")  # type: ignore[union-attr]
+
+
+async def test_inbox_log_panel_shows_a_bounded_tail_of_a_flood(tmp_path: Path) -> None:
+    from lobster_tui.tui.app import create_app
+    from lobster_tui.tui.widgets.log_panel import LogPanel
+
+    app = create_app(tmp_path / "state", watch=False, env={"PATH": "/usr/bin:/bin"}, cwd=str(tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.inbox.show_log()
+        panel = app.inbox.log_panel
+        feed = panel.new_feed("approve · loud")
+        # The runner hands 200,000 lines as blocks from its reader thread; nobody drains meanwhile.
+        feed.push({"type": "step_started", "runId": "r9", "stepId": "loud", "command": "seq 200000"})
+        block = "\n".join(str(n) for n in range(1, 1001))
+        for start in range(0, 200_000, 1000):
+            feed.output_block({"type": "output", "runId": "r9", "seq": start, "stepId": "loud", "stream": "stdout"},
+                              block if start else block, 1000)
+        assert feed.pending_lines <= 8 * LogPanel.BATCH_LINES  # memory bounded while the UI is busy
+        panel.finish(feed, "ok", "The run finished ok.")
+        await pilot.pause()
+        transcript = panel.transcript
+        assert len(transcript) <= LogPanel.BATCH_LINES + 10
+        assert any("lines not shown — lobster logs r9" in line for line in transcript), transcript[:5]
+        assert transcript[-2].endswith("1000") and transcript[-1] == "⏹ The run finished ok."

@@ -55,6 +55,10 @@ class InboxScreen(Screen[None]):
     | `tab` | Move between list, preview and log. |
     """
 
+    # Back from a modal with nothing focused (an empty inbox hides its list), Textual would focus
+    # the first focusable widget, the hidden filter box, and 2 or n would be typed into it.
+    AUTO_FOCUS = "#checkpoints"
+
     BINDINGS: list[BindingType] = [
         # Priority: runs as the key arrives, so the keys typed right after "/" (already queued)
         # go to the filter box and not to the list ("q" would quit).
