@@ -33,6 +33,13 @@ def _format(value: float | None, unit: str) -> str:
     return f"{value:.2f} {unit}"
 
 
+def _extra(name: str, value: float, unit: str) -> str:
+    """An extra figure; names ending in a unit ("peak RSS MiB") carry it after the number instead."""
+    if "MiB" in name:
+        return f"{name.replace(' MiB', '')} {value:.0f} MiB"
+    return f"{name} {_format(value, unit)}"
+
+
 def render(rows: list[Measurement], started: float, load_before: str) -> str:
     lines = [
         "# Performance",
@@ -43,7 +50,9 @@ def render(rows: list[Measurement], started: float, load_before: str) -> str:
         f"Machine: {machine_description()}.",
         "",
         "Each figure is a median after a warm-up. The ratio is ours divided by the peer; the target is a",
-        "ratio to that peer, or an absolute limit where there is no peer.",
+        "ratio to that peer, or an absolute limit where there is no peer. Both sides of a ratio are",
+        "measured in the same run, but on a 2-core machine other work moves them by tens of percent:",
+        "compare ratios within one run, and rerun on a quiet machine before drawing conclusions.",
         "",
         "| benchmark | ours | peer | peer figure | ratio | target | met |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -57,7 +66,11 @@ def render(rows: list[Measurement], started: float, load_before: str) -> str:
             f"{'' if ratio is None else f'{ratio:.2f}x'} | {target} | {met} |"
         )
     notes = [f"- {row.name}: {row.note}" for row in rows if row.note]
-    extras = [f"- {row.name}: " + ", ".join(f"{k} {_format(v, row.unit)}" for k, v in row.extra.items()) for row in rows if row.extra]
+    extras = [
+        f"- {row.name}: " + ", ".join(_extra(k, v, row.unit) for k, v in row.extra.items())
+        for row in rows
+        if row.extra
+    ]
     if extras:
         lines += ["", "Other figures measured in the same run:", "", *extras]
     if notes:
