@@ -222,6 +222,7 @@ class BulkDecisions:
         app._feeds[key] = feed
         app._in_flight[key] = decision
         app._decided_on_highlight[key] = False
+        app.notice.own_run(decision.entry)
         app.post_message(DecisionStarted(decision))
         app.inbox.refresh_bindings()
         return feed

@@ -163,3 +163,24 @@ async def test_history_key_is_bound_with_an_id_and_not_over_a_modal(lobster: Lob
         assert len(app.screen_stack) == 2
         detail: Any = app.screen.query_one("#history-detail")
         assert "No decisions recorded yet" in str(detail.render())
+
+
+async def test_the_palette_offers_history_and_the_bulk_keys(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("gate-1", text=GATE.format(n=1))
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"approve marked")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert type(app.screen).__name__ == "BulkConfirmScreen"
+        await pilot.press("n", "ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"history")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HistoryScreen)
