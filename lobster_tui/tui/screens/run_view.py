@@ -67,6 +67,7 @@ class RunViewScreen(Screen[None]):
         self._seen_shape: tuple[object, ...] = ()
         self._finished_noted = False
         self._summary_plain = ""
+        self._stop_offered = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -161,8 +162,15 @@ class RunViewScreen(Screen[None]):
             self._seen_shape = shape
             self.timeline.show(story, self.lobster.clock())
             self._show_summary()
-            self.refresh_bindings()
+            self._offer_stop()
         self._note_finish()
+
+    def _offer_stop(self) -> None:
+        """Refresh the footer only when ``s`` starts or stops applying (a footer redraw is not free)."""
+        offered = bool(self.check_action("stop", ()))
+        if offered != self._stop_offered:
+            self._stop_offered = offered
+            self.refresh_bindings()
 
     def _tick(self) -> None:
         # Durations and line counts of what is running move on.
