@@ -417,13 +417,20 @@ class RunLogView(ScrollView, can_focus=True):
         """Wrap long lines, or cut them."""
         self.wrap = not self.wrap
 
+    # Scrolling a log is immediate (no animation): it keeps up with a held key and a busy stream.
     def action_scroll_up(self) -> None:
         self.pause()
-        super().action_scroll_up()
+        self.scroll_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_down(animate=False)
 
     def action_page_up(self) -> None:
         self.pause()
-        super().action_page_up()
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
 
     def action_scroll_home(self) -> None:
         self.action_oldest()
