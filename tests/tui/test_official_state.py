@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import TextArea
-
 from lobster_tui.core.checkpoints import Checkpoint
+from lobster_tui.tui.widgets.schema_form import SchemaForm
 from tests.tui.helpers import MakeApp, settle
 
 
@@ -47,8 +46,8 @@ async def test_official_checkpoints_are_listed_and_resumed(official_state: Path,
         assert listing.select_key("workflow_resume_fcb96ed6-7feb-4deb-bea9-1975f00032b9")
         await pilot.press("enter")
         await pilot.pause()
-        editor = app.screen.query_one("#answer-editor", TextArea)
-        assert '"publish"' in editor.text  # prefilled from the workflow's defaults
+        form = app.screen.query_one("#answer-form", SchemaForm)
+        assert form.value["decision"] == "publish"  # prefilled from the workflow's defaults
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert resume_files(official_state) == []
