@@ -286,7 +286,7 @@ def _run_stages_and_finalise(
             "commandInput": outcome.suspension.command_input(),
         }
         request = {k: metadata[k] for k in ("prompt", "responseSchema", "defaults", "subject") if k in metadata}
-        return _persist_pipeline_halt(rc, state, "input", request, events, resume)
+        return persist_checkpoint(rc, "pipeline", state, "input", request, events, resume)
     halt_items = outcome.items
     halt = halt_items[0] if len(halt_items) == 1 and isinstance(halt_items[0], dict) else None
     kind = halt.get("type") if halt else None
@@ -303,7 +303,7 @@ def _run_stages_and_finalise(
             "prompt": halt.get("prompt"),
         }
         request = {k: halt[k] for k in ("prompt", "items", "preview") if k in halt}
-        return _persist_pipeline_halt(rc, state, "approval", request, events, resume)
+        return persist_checkpoint(rc, "pipeline", state, "approval", request, events, resume)
     state = {
         "pipeline": [stage.to_json() for stage in stages],
         "resumeAtIndex": index + 1,
@@ -315,25 +315,31 @@ def _run_stages_and_finalise(
     }
     request = {k: halt[k] for k in ("prompt", "responseSchema", "subject") if k in halt}
     request.setdefault("responseSchema", halt.get("responseSchema"))
-    return _persist_pipeline_halt(rc, state, "input", request, events, resume)
+    return persist_checkpoint(rc, "pipeline", state, "input", request, events, resume)
 
 
-def _persist_pipeline_halt(
+def persist_checkpoint(
     rc: RunContext,
+    source: str,
     state: dict[str, Any],
     kind: str,
     request: dict[str, Any],
     events: RunEvents,
-    resume: _PipelineResume | None,
+    resume: _Resume | None,
 ) -> Outcome:
+    """Save a new gate of a ``pipeline`` or ``workflow`` run as a resume state (§8.6).
+
+    A resumed run that halts again first consumes the checkpoint it came from and chains its key
+    into ``supersededResumeStateKeys``, so completing the run later reclaims every marker.
+    """
     superseded: list[str] = []
     if resume is not None:
         resume.claim()
         superseded = _dedupe([*resume.superseded, resume.key])
-    key = rc.state.new_resume_key("pipeline")
     state["supersededResumeStateKeys"] = superseded
     state["createdAt"] = now_iso()
     state["runId"] = events.run_id
+    key = rc.state.new_resume_key(source)
     return _publish_checkpoint(rc, key, state, kind, request, events, resume)
 
 
@@ -733,26 +739,6 @@ def run_workflow(path: str, rc: RunContext, *, args: Any = None, dry_run: bool =
     from .workflow.resume import start_workflow
 
     return _with_limits(rc, lambda: _guard(lambda: start_workflow(rc, path, args, dry_run=dry_run)))
-
-
-def publish_workflow_checkpoint(
-    rc: RunContext,
-    state: dict[str, Any],
-    kind: str,
-    request: dict[str, Any],
-    events: RunEvents,
-    resume: _Resume | None,
-) -> Outcome:
-    """Used by the workflow runner: same lifecycle as pipeline halts (R-STATE-31)."""
-    if resume is not None:
-        resume.claim()
-        state["supersededResumeStateKeys"] = _dedupe([*resume.superseded, resume.key])
-    else:
-        state["supersededResumeStateKeys"] = []
-    state["createdAt"] = now_iso()
-    state["runId"] = events.run_id
-    key = rc.state.new_resume_key("workflow")
-    return _publish_checkpoint(rc, key, state, kind, request, events, resume)
 
 
 def state_store_for(path: str | Path | None, env: dict[str, str] | None = None) -> StateStore:

@@ -116,7 +116,7 @@ def _persist_pause(rc: RunContext, run: WorkflowRun, pause: Pause, resume: Any) 
         request = _fit_subject(rc, pause.step_id, request)
         if request.get("subject", UNDEFINED) is UNDEFINED:
             request.pop("subject", None)
-    return runner.publish_workflow_checkpoint(rc, state, pause.kind, request, run.events, resume)
+    return runner.persist_checkpoint(rc, "workflow", state, pause.kind, request, run.events, resume)
 
 
 def _fit_subject(rc: RunContext, step_id: str, request: dict[str, Any]) -> dict[str, Any]:
