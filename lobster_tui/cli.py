@@ -12,7 +12,6 @@ import re
 import signal as signals
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
