@@ -15,15 +15,20 @@ _REPO = Path(__file__).resolve().parent.parent.parent
 
 
 def _package_dir(package: str, fallback: Path) -> Path:
-    """A package's folder on disk, or ``fallback`` when the package is not importable."""
+    """A package's folder on disk, or ``fallback`` (the checkout's folder) when it is not installed."""
+    # A data folder without __init__.py (examples/) is a namespace package, which
+    # importlib.resources cannot always resolve; the wheel puts it beside this package's code.
+    installed = Path(__file__).resolve().parent.parent / package.rsplit(".", 1)[-1]
     try:
-        found = importlib.resources.files(package)
+        found: Path | None = Path(str(importlib.resources.files(package)))
     except (ModuleNotFoundError, TypeError):
-        return fallback
-    # Wheels are installed unpacked, so the traversable is a real path; anything else (a zip
-    # import) cannot be handed to Textual's stylesheet loader, so use the fallback then.
-    path = Path(str(found))
-    return path if path.is_dir() else fallback
+        found = None
+    # Wheels are installed unpacked, so these are real folders; a zip import cannot be handed to
+    # Textual's stylesheet loader, so the checkout's folder is used then.
+    for candidate in (found, installed):
+        if candidate is not None and candidate.is_dir():
+            return candidate
+    return fallback
 
 
 def tcss_dir() -> Path:
