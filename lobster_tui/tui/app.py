@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.worker import Worker
 
 from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, identity_problem
@@ -29,7 +30,6 @@ from .live_runs import LiveRuns
 from .messages import DecisionFinished, DecisionStarted
 from .notify import ArrivalNotice
 from .resources import stylesheet
-from .screens.answer import AnswerScreen
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen, help_rows
 from .screens.history import HistoryScreen
@@ -131,7 +131,7 @@ class LobsterApp(App[None]):
             self.notify(problem, title="Not pending", severity="warning")
             self.inbox.rescan()
             return
-        self.push_screen(ReviewScreen(entry) if entry.kind == "approval" else AnswerScreen(entry))
+        self.push_screen(ReviewScreen(entry) if entry.kind == "approval" else _answer_screen(entry))
 
     # -- deciding -------------------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class LobsterApp(App[None]):
                 after(False)
             return
         if isinstance(entry, Checkpoint) and entry.kind == "input" and kind != "cancel":
-            self.push_screen(AnswerScreen(entry))
+            self.push_screen(_answer_screen(entry))
             return
         decision = Decision(kind, entry, approver=self.approver)
 
@@ -278,8 +278,10 @@ class LobsterApp(App[None]):
         if not message.quiet:
             self.notify(result.message, title=title, severity=severity)  # type: ignore[arg-type]
         for screen in self.screen_stack:
-            if isinstance(screen, AnswerScreen) and screen.checkpoint.state_key == key:
-                screen.decision_finished(result)
+            # Only the answer screen waits on its own decision (it stays open on a runner error).
+            waiting = getattr(screen, "decision_finished", None)
+            if waiting is not None and screen.checkpoint.state_key == key:  # type: ignore[attr-defined]
+                waiting(result)
         if result.next_key and self._decided_on_highlight.pop(key, False):
             # The reviewer decided on the highlighted row: move with the run to its next gate.
             self.inbox.select_when_listed(result.next_key)
@@ -492,3 +494,14 @@ def create_app(
     )
     app.config_problems.extend(apply_config(app, config))
     return app
+
+
+def _answer_screen(entry: Checkpoint) -> Screen[None]:
+    """The answer form for an input request.
+
+    Imported on first use: the schema form and its field widgets are a tenth of the app's import
+    time, and many sessions only approve.
+    """
+    from .screens.answer import AnswerScreen
+
+    return AnswerScreen(entry)
