@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from textual.worker import WorkerCancelled
+
 from lobster_tui.core.runner import Outcome, RunContext, run_pipeline, run_workflow
 from lobster_tui.core.state import StateStore, now_iso
 from lobster_tui.tui.app import LobsterApp
@@ -157,10 +159,23 @@ async def wait_until(
         await pilot.pause(0.01)
 
 
-async def settle(app: LobsterApp, pilot: Any) -> None:
-    """Wait for every worker (scans, decisions) and the messages they posted."""
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+# Workers that follow a directory run until their screen closes; waiting for them never ends.
+FOLLOWERS = ("watch", "history-watch")
+
+
+async def settle(app: LobsterApp, pilot: Any, rounds: int = 3) -> None:
+    """Wait for every worker that finishes (scans, decisions, reads) and the messages it posted.
+
+    Unlike a bare ``wait_for_complete()``, a scan cancelled by a newer scan (exclusive workers)
+    does not end the wait with ``WorkerCancelled``, and the directory watchers are not waited for.
+    A worker that fails still fails the test.
+    """
+    for _ in range(rounds):
+        busy = [w for w in app.workers if w.group not in FOLLOWERS and not w.is_finished]
+        if busy:
+            try:
+                await app.workers.wait_for_complete(busy)
+            except WorkerCancelled:
+                pass  # superseded by a newer scan: that one is in the next round
+        await pilot.pause()
 

@@ -9,9 +9,8 @@ import pytest
 
 from lobster_tui.tui.config import Config, config_path, load_config, parse_duration
 from lobster_tui.tui.screens.confirm import ConfirmScreen
-from tests.tui.helpers import Lobster, MakeApp
+from tests.tui.helpers import Lobster, MakeApp, settle
 from tests.tui.test_triage import GATE
-from tests.tui.triage_support import settle
 
 VALID = """\
 theme = "gruvbox"

@@ -20,8 +20,8 @@ from lobster_tui.core.runner import resume
 from lobster_tui.tui.config import Config
 from lobster_tui.tui.screens.bulk_confirm import BulkConfirmScreen
 from lobster_tui.tui.widgets.checkpoint_list import MARK, NEW_MARK, STALE_MARK
-from tests.tui.helpers import FROZEN_NOW, REPO, Lobster, MakeApp, wait_until
-from tests.tui.triage_support import arm_watcher, settle
+from tests.tui.helpers import FROZEN_NOW, REPO, Lobster, MakeApp, settle, wait_until
+from tests.tui.triage_support import arm_watcher
 
 GATE = """\
 name: gate-{n}
@@ -72,7 +72,7 @@ def toasts(app: Any) -> list[tuple[str, str]]:
 
 def mark_cells(app: Any) -> dict[str, str]:
     table = app.inbox.checkpoint_list
-    return {e.state_key: str(table.get_cell(e.state_key, "mark")) for e in table.shown}
+    return {e.state_key: str(table.cell(e.state_key, "mark")) for e in table.shown}
 
 
 async def test_bulk_approves_five_in_one_action_and_skips_the_input_request(
@@ -312,17 +312,17 @@ async def test_stale_mark_past_the_threshold_and_the_sort_toggle(lobster: Lobste
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         listing = app.inbox.checkpoint_list
-        ages = [str(listing.get_cell(e.state_key, "age")) for e in listing.shown]
+        ages = [str(listing.cell(e.state_key, "age")) for e in listing.shown]
         assert ages == ["3h", f"1d{STALE_MARK}", f"2d{STALE_MARK}"]  # newest first
         await pilot.press("o")
-        assert [str(listing.get_cell(e.state_key, "age")) for e in listing.shown] == ages[::-1]
+        assert [str(listing.cell(e.state_key, "age")) for e in listing.shown] == ages[::-1]
         assert listing.border_subtitle == "oldest first"
         assert listing.highlighted is not None
         await pilot.press("o")
-        assert [str(listing.get_cell(e.state_key, "age")) for e in listing.shown] == ages
+        assert [str(listing.cell(e.state_key, "age")) for e in listing.shown] == ages
 
     app = make_app(lobster.root, config=Config(stale_after=timedelta(hours=2)))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         listing = app.inbox.checkpoint_list
-        assert all(str(listing.get_cell(e.state_key, "age")).endswith(STALE_MARK) for e in listing.shown)
+        assert all(str(listing.cell(e.state_key, "age")).endswith(STALE_MARK) for e in listing.shown)

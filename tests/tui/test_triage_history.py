@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 from lobster_tui.tui.screens.history import HistoryScreen, outcome_text
-from tests.tui.helpers import REPO, Lobster, MakeApp, wait_until
+from tests.tui.helpers import REPO, Lobster, MakeApp, settle, wait_until
 from tests.tui.test_triage import GATE
-from tests.tui.triage_support import settle
 
 FAILING = """\
 name: breaks
