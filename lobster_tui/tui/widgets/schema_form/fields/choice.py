@@ -5,18 +5,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.content import Content
-from textual.widgets import RadioButton, RadioSet, Select, Static
+from textual.widgets import RadioSet, Select, Static
 
 from lobster_tui.core.jsvalues import UNDEFINED
 
-from ..normalise import RADIO_LIMIT, FieldSpec, json_equal, value_label
+from ..normalise import FieldSpec, json_equal, value_label
 from .base import FieldWidget
+from .picker import OptionPicker
 
-_NOT_SET = "(not set)"
 _INLINE_WIDTH = 60
 """Radio buttons whose labels fit in this many cells sit on one line."""
 
@@ -49,31 +47,14 @@ class ChoiceField(FieldWidget):
         super().__init__(spec, label=label, required=required, value=value)
         self._const = spec.kind == "const"
         self._labels = spec.labels or tuple(value_label(v) for v in spec.options)
-        # Radio buttons: an optional field gets a "(not set)" button before the options.
-        self._offset = 0 if required else 1
         index = self._index_of(self.initial)
         self._shown: int | None = index
         self._reported: int | None = index
         self._picked: int | None = index
         """The picked option, tracked here so it is right before the widgets are mounted."""
-        self._radios: RadioSet | None = None
-        self._buttons: list[RadioButton] = []
-        self._select: Select[int] | None = None
-        if self._const:
-            return
-        if len(spec.options) <= RADIO_LIMIT:
-            captions = ([_NOT_SET] if self._offset else []) + list(self._labels)
-            pressed = self._offset + index if index is not None else (0 if self._offset else -1)
-            self._buttons = [RadioButton(Content(text), i == pressed, compact=True) for i, text in enumerate(captions)]
-            inline = sum(len(text) + 6 for text in captions) <= _INLINE_WIDTH
-            self._radios = RadioSet(*self._buttons, compact=True, classes="-inline" if inline else "")
-        else:
-            self._select = Select(
-                [(Text(text), i) for i, text in enumerate(self._labels)],
-                prompt=_NOT_SET if not required else "Pick one",
-                value=index if index is not None else Select.NULL,
-                compact=True,
-            )
+        self._picker = None if self._const else OptionPicker(
+            self._labels, required=required, picked=index, inline_width=_INLINE_WIDTH
+        )
 
     def _index_of(self, value: Any) -> int | None:
         if value is UNDEFINED:
@@ -81,10 +62,8 @@ class ChoiceField(FieldWidget):
         return next((i for i, option in enumerate(self.spec.options) if json_equal(option, value)), None)
 
     def compose_editor(self) -> ComposeResult:
-        if self._radios is not None:
-            yield self._radios
-        elif self._select is not None:
-            yield self._select
+        if self._picker is not None:
+            yield self._picker.widget
         else:
             yield Static(value_label(self.spec.options[0]), classes="choice--const", markup=False)
 
@@ -107,18 +86,8 @@ class ChoiceField(FieldWidget):
     def load(self, value: Any) -> None:
         index = self._index_of(value)
         self._shown = self._reported = self._picked = index
-        if self._radios is not None:
-            target = self._offset + index if index is not None else (0 if self._offset else None)
-            if target is not None:
-                self._buttons[target].value = True
-            else:
-                for button in self._buttons:
-                    button.value = False
-        elif self._select is not None:
-            if index is None:
-                self._select.clear()
-            else:
-                self._select.value = index
+        if self._picker is not None:
+            self._picker.show(index)
 
     def _picked_changed(self, index: int | None) -> None:
         self._picked = index
@@ -127,14 +96,8 @@ class ChoiceField(FieldWidget):
             self.edited()
 
     @on(RadioSet.Changed)
-    def _radio_changed(self, event: RadioSet.Changed) -> None:
-        if event.radio_set is self._radios:
-            event.stop()
-            index = self._buttons.index(event.pressed) - self._offset if event.pressed in self._buttons else -1
-            self._picked_changed(index if index >= 0 else None)
-
     @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
-        if event.select is self._select:
+    def _pick_changed(self, event: RadioSet.Changed | Select.Changed) -> None:
+        if self._picker is not None and self._picker.sent(event):
             event.stop()
-            self._picked_changed(event.value if isinstance(event.value, int) else None)
+            self._picked_changed(self._picker.index_in(event))

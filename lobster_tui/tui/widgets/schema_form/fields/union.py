@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.content import Content
-from textual.widgets import RadioButton, RadioSet, Select
+from textual.widgets import RadioSet, Select
 
 from lobster_tui.core.jsvalues import UNDEFINED
 
-from ..normalise import RADIO_LIMIT, FieldSpec, prefill, variant_for
+from ..normalise import FieldSpec, prefill, variant_for
 from .base import FieldWidget
 from .factory import build_field
 from .object import ObjectField
+from .picker import OptionPicker
 
-_NOT_SET = "(not set)"
 _INLINE_WIDTH = 70
 
 
@@ -55,7 +53,6 @@ class UnionField(FieldWidget):
         self._shown: int | None = pick
         self._user_picked = False
         """Whether a person chose the variant (an automatic pick with blank fields counts as blank)."""
-        self._offset = 0 if required else 1
         self._variants: list[FieldWidget] = []
         for index, variant in enumerate(spec.variants):
             start = self.initial if index == pick and self.initial is not UNDEFINED else prefill(variant)
@@ -66,22 +63,7 @@ class UnionField(FieldWidget):
             field.add_class("union--variant")
             field.display = index == pick
             self._variants.append(field)
-        self._radios: RadioSet | None = None
-        self._buttons: list[RadioButton] = []
-        self._select: Select[int] | None = None
-        if len(spec.variants) <= RADIO_LIMIT:
-            captions = ([_NOT_SET] if self._offset else []) + list(spec.labels)
-            pressed = self._offset + pick if pick is not None else (0 if self._offset else -1)
-            self._buttons = [RadioButton(Content(text), i == pressed, compact=True) for i, text in enumerate(captions)]
-            inline = sum(len(text) + 6 for text in captions) <= _INLINE_WIDTH
-            self._radios = RadioSet(*self._buttons, compact=True, classes="-inline" if inline else "")
-        else:
-            self._select = Select(
-                [(Text(text), i) for i, text in enumerate(spec.labels)],
-                prompt=_NOT_SET if not required else "Pick one",
-                value=pick if pick is not None else Select.NULL,
-                compact=True,
-            )
+        self._picker = OptionPicker(spec.labels, required=required, picked=pick, inline_width=_INLINE_WIDTH)
 
     def _pick_for(self, value: Any) -> int | None:
         if value is not UNDEFINED:
@@ -102,10 +84,7 @@ class UnionField(FieldWidget):
         return None if self._picked is None else self._variants[self._picked]
 
     def compose_editor(self) -> ComposeResult:
-        if self._radios is not None:
-            yield self._radios
-        elif self._select is not None:
-            yield self._select
+        yield self._picker.widget
         yield from self._variants
 
     def read(self) -> Any:
@@ -127,18 +106,7 @@ class UnionField(FieldWidget):
         if pick is not None:
             self._variants[pick].set_value(value if value is not UNDEFINED else prefill(self.spec.variants[pick]))
         self._show(pick)
-        if self._radios is not None:
-            target = self._offset + pick if pick is not None else (0 if self._offset else None)
-            if target is not None:
-                self._buttons[target].value = True
-            else:
-                for button in self._buttons:
-                    button.value = False
-        elif self._select is not None:
-            if pick is None:
-                self._select.clear()
-            else:
-                self._select.value = pick
+        self._picker.show(pick)
 
     def _show(self, pick: int | None) -> None:
         self._picked = pick
@@ -161,16 +129,9 @@ class UnionField(FieldWidget):
         self.edited()
 
     @on(RadioSet.Changed)
-    def _radio_changed(self, event: RadioSet.Changed) -> None:
-        if event.radio_set is not self._radios:
-            return
-        event.stop()
-        index = self._buttons.index(event.pressed) - self._offset if event.pressed in self._buttons else -1
-        self._picked_by_person(index if index >= 0 else None)
-
     @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
-        if event.select is not self._select:
-            return
-        event.stop()
-        self._picked_by_person(event.value if isinstance(event.value, int) else None)
+    def _pick_changed(self, event: RadioSet.Changed | Select.Changed) -> None:
+        # A variant's own enum sends these too: only this union's picker picks the variant.
+        if self._picker.sent(event):
+            event.stop()
+            self._picked_by_person(self._picker.index_in(event))
