@@ -7,7 +7,7 @@ from textual.widgets import Static
 from lobster_tui.tui.screens.answer import AnswerScreen
 from lobster_tui.tui.screens.confirm import ConfirmScreen
 from lobster_tui.tui.widgets.schema_form import SchemaForm
-from tests.tui.helpers import Lobster, MakeApp, settle
+from tests.tui.helpers import Lobster, MakeApp, settle, wait_until
 
 
 def status(app: object) -> str:
@@ -107,11 +107,13 @@ async def test_pipeline_input_request_is_answered_through_the_runner(lobster: Lo
         await pilot.press("enter")
         await pilot.pause()
         form(app).set_value({"score": 0})
-        await pilot.pause(0.5)
-        assert "pipeline input response failed schema validation at /score" in status(app)
+        await wait_until(lambda: "pipeline input response failed schema validation at /score" in status(app), pilot,
+                         timeout=20, message="the schema error shown")
         form(app).set_value({"score": 5})
-        await pilot.pause(0.5)
+        await wait_until(lambda: "failed schema validation" not in status(app), pilot, timeout=20)
         await pilot.press("ctrl+s")
         await settle(app, pilot)
+        # A loaded machine may still be finishing the resumed run: wait for its outcome line.
+        await wait_until(lambda: "The run finished ok." in "\n".join(app.inbox.log_panel.transcript), pilot,
+                         timeout=20, message="the resumed run's outcome in the log panel")
         assert lobster.resume_files() == []
-        assert "The run finished ok." in "\n".join(app.inbox.log_panel.transcript)
