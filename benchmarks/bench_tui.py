@@ -12,6 +12,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from harness import REPO, Measurement, median_time
 
@@ -108,7 +109,20 @@ def _watch_latency(samples: int) -> float:
 
 
 def _streaming(lines: int) -> tuple[float, float, int]:
-    """A step printing ``lines`` lines: alone, and streamed through the app's log panel."""
+    """A step printing ``lines`` lines: alone, and streamed through the app's log panel.
+
+    Alone: ``sh`` runs the step with its output captured (median of 3).
+
+    Through the panel (median of 3 fresh apps): the app runs headless with the inbox's log panel
+    shown and a feed open, and is left to settle first (the panel's first layout, start-up
+    timers), so that only the run is on the clock. The clock starts as ``run_workflow`` starts in
+    a thread (as a decision's worker runs it) and stops at the first frame drawn after
+    ``finish()`` wrote the outcome line with that line on screen: the moment a reader sees the run
+    end. Frames are caught by wrapping ``App._display``, which the screen calls with each
+    compositor update; a headless app computes the update (each dirty widget renders its lines)
+    and skips only writing it to a terminal. Waiting with ``pilot.pause()`` instead would add its
+    own idle detection (at least 20 ms of sleep), more than the step itself takes.
+    """
     from lobster_tui.core.runner import RunContext, run_workflow
     from lobster_tui.core.state import StateStore
     from lobster_tui.tui.app import create_app
@@ -123,15 +137,36 @@ def _streaming(lines: int) -> tuple[float, float, int]:
             app = create_app(Path(tmp) / "state", watch=False)
             async with app.run_test(size=(120, 36)) as pilot:
                 app.inbox.show_log()
-                feed = app.inbox.log_panel.new_feed("bench")
+                panel = app.inbox.log_panel
+                feed = panel.new_feed("bench")
+                # Settled: the panel's first layout and the app's start-up are not the run's cost.
+                await pilot.pause(0.3)
+                await pilot.pause()
+                outcome_line = "⏹ the bench step finished"
+                end_seen: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+                finished = False
+                display = app._display
+
+                def display_and_watch(screen: Any, renderable: Any) -> None:
+                    display(screen, renderable)
+                    if finished and renderable is not None and not end_seen.done():
+                        drawn = time.perf_counter()
+                        height = panel.scrollable_content_region.height
+                        shown = ["".join(segment.text for segment in panel.render_line(y)) for y in range(height)]
+                        if any(outcome_line in row for row in shown):
+                            end_seen.set_result(drawn)
+
+                app._display = display_and_watch  # type: ignore[method-assign]
                 rc = RunContext(state=StateStore(Path(tmp) / "state"), mode="tool", subscribers=[feed],
                                 timeout_ms=None, max_stdout_bytes=None)
                 started = time.perf_counter()
                 outcome = await asyncio.to_thread(run_workflow, str(workflow), rc)
                 assert outcome.status == "ok", outcome.error_message
-                app.inbox.log_panel.finish(feed, "ok", "done")
-                await pilot.pause()
-                return time.perf_counter() - started
+                panel.finish(feed, "ok", outcome_line[2:])
+                finished = True
+                seen = await asyncio.wait_for(end_seen, 10)
+                del app._display
+                return seen - started
 
         panel = statistics.median(asyncio.run(through_panel()) for _ in range(3))
         import resource
