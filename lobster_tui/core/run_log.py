@@ -42,13 +42,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import LobsterError
 from .events import EventDict, Subscriber
+from .records import record
 from .state import StateStore
 
 DEFAULT_HEAD_LINES = 5000
@@ -78,7 +78,7 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
 # -- configuration -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LogLimits:
     """Head/tail output caps and how many run logs to keep."""
 
@@ -179,7 +179,7 @@ class _Tail:
     and ``time`` date the ``output_truncated`` event.
     """
 
-    __slots__ = ("step_id", "size", "batches", "count", "seen", "first")
+    __slots__ = ("batches", "count", "first", "seen", "size", "step_id")
 
     def __init__(self, step_id: Any, size: int) -> None:
         self.step_id = step_id
@@ -214,7 +214,7 @@ class _Tail:
 class _RunFile:
     """One open run log: its descriptor, the remaining head budget and the per-step tails."""
 
-    __slots__ = ("fd", "run_json", "head_left", "tail_size", "tails")
+    __slots__ = ("fd", "head_left", "run_json", "tail_size", "tails")
 
     def __init__(self, fd: int, run_id: str, limits: LogLimits) -> None:
         self.fd = fd
@@ -562,9 +562,9 @@ def _pause(stop: threading.Event | None, seconds: float) -> None:
 # -- run summaries -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunSummary:
-    """One row of ``lobster runs``. A plain dataclass, not pydantic, so listing stays fast.
+    """One row of ``lobster runs``. A plain record, not pydantic, so listing stays fast.
 
     ``status`` is ``running``, ``needs_approval``/``needs_input`` (waiting at a checkpoint), ``ok``,
     ``failed``, ``cancelled``, or ``unknown`` for a log without a readable event. ``duration_ms`` is
@@ -668,7 +668,9 @@ def _peek_events(handle: Any, size: int, *, from_end: bool) -> list[EventDict]:
 
 
 def _elapsed_ms(start: str | None, end: str | None) -> int | None:
-    from datetime import datetime  # only readers need it, not the writer on the run's hot path
+    from datetime import (
+        datetime,  # only readers need it, not the writer on the run's hot path
+    )
 
     if start is None:
         return None

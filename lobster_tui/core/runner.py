@@ -14,7 +14,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,6 +23,7 @@ from .errors import AbortError, LobsterError, LobsterParseError, LobsterRuntimeE
 from .events import RunEvents, Subscriber
 from .jsvalues import UNDEFINED, dumps_pretty
 from .pipeline.base import CommandContext, CommandRegistry, Mode, Stage
+from .records import field, record
 from .state import StateStore, is_consumed_marker, now_iso
 from .tokens import decode_token, encode_token, kind_for_state_key
 
@@ -37,7 +37,7 @@ _NOT_FOUND_MESSAGES = frozenset(
 DEFAULT_MAX_STDOUT_BYTES = 512000
 
 
-@dataclass
+@record
 class RunContext:
     """Where and how a run happens. Shells build one; tests swap any part of it."""
 
@@ -79,7 +79,7 @@ class RunContext:
         )
 
 
-@dataclass
+@record
 class Outcome:
     """What a run or resume ended with. ``status`` is an envelope status or ``error``."""
 

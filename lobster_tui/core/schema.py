@@ -27,12 +27,12 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from .jsvalues import UNDEFINED, js_number_str, js_string, stable_stringify
+from .records import field, record
 
 __all__ = [
     "DRAFT_04",
@@ -56,7 +56,7 @@ class SchemaCompileError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SchemaError:
     """One validation error: where (a JSON Pointer, ``""`` for the root) and Ajv's message."""
 
@@ -99,25 +99,32 @@ _OBJECT_KEYWORDS = (
 )
 
 
-@dataclass(frozen=True)
 class _Vocabulary:
     """Ajv's rule table for one dialect: keyword order per data-type group."""
 
-    untyped: tuple[str, ...]
-    groups: tuple[tuple[str, tuple[str, ...]], ...]
-    id_keyword: str = "$id"
-    exclusive_flags: bool = False  # draft-04: exclusiveMaximum/Minimum are booleans
-    next_keywords: bool = False  # 2019-09+: minContains/maxContains, dependentRequired/Schemas
-    prefix_items: bool = False  # 2020-12: prefixItems + items-as-rest
-    rules: frozenset[str] = field(init=False)
+    __slots__ = ("exclusive_flags", "groups", "id_keyword", "next_keywords", "prefix_items", "rules", "untyped")
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        untyped: tuple[str, ...],
+        groups: tuple[tuple[str, tuple[str, ...]], ...],
+        id_keyword: str = "$id",
+        exclusive_flags: bool = False,  # draft-04: exclusiveMaximum/Minimum are booleans
+        next_keywords: bool = False,  # 2019-09+: minContains/maxContains, dependentRequired/Schemas
+        prefix_items: bool = False,  # 2020-12: prefixItems + items-as-rest
+    ) -> None:
+        self.untyped = untyped
+        self.groups = groups
+        self.id_keyword = id_keyword
+        self.exclusive_flags = exclusive_flags
+        self.next_keywords = next_keywords
+        self.prefix_items = prefix_items
         # Ajv's RULES.all: a schema object using none of these is "always valid" and skipped.
-        keys = set(self.untyped) | {k for _, kws in self.groups for k in kws}
+        keys = set(untyped) | {k for _, kws in groups for k in kws}
         keys |= {"type", "nullable", "then", "else", "$comment", "id"}
-        if self.next_keywords:
+        if next_keywords:
             keys |= {"$dynamicAnchor", "$recursiveAnchor"}
-        object.__setattr__(self, "rules", frozenset(keys))
+        self.rules: frozenset[str] = frozenset(keys)
 
 
 def _vocabulary(dialect: str) -> _Vocabulary:
@@ -483,7 +490,7 @@ class _Run:
 _Check = Callable[[Any, str, _Run], bool]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Node:
     """One compiled schema object: its type test and its keyword checks in Ajv's order."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO
 
 from ..cancel import CancelSignal
 from ..jsvalues import UNDEFINED, dumps_pretty
 from ..process import OutputSink
+from ..records import field, record
 
 if TYPE_CHECKING:
     from ..state import StateStore
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 Mode = Literal["tool", "human"]
 
 
-@dataclass
+@record
 class Stage:
     """One parsed pipeline stage: ``{"name", "args", "raw"}`` as stored in resume state (R-PARSE-3)."""
 
@@ -39,7 +39,7 @@ class Stage:
         return cls(name=data["name"], args=data["args"], raw=data["raw"])
 
 
-@dataclass
+@record
 class CommandResult:
     """What a command returns: its output items, whether it rendered to stdout, whether it halts."""
 
@@ -66,7 +66,7 @@ class InputRequester(Protocol):
         ...
 
 
-@dataclass
+@record
 class CommandContext:
     """Everything a command may touch (R-PIPE-8). Tests build one with :func:`make_context`."""
 
@@ -103,7 +103,7 @@ class CommandContext:
 CommandFn = Callable[[list[Any], dict[str, Any], CommandContext], CommandResult]
 
 
-@dataclass
+@record
 class CommandSpec:
     """A registered command and the metadata ``commands.list`` reports (R-CMD-LIST-1)."""
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from ..errors import AbortError, LobsterError, LobsterRuntimeError
 from ..events import NO_EVENTS, RunEvents
+from ..records import field, record, replace
 from .base import CommandContext, Stage
 from .request_input import InputSuspension, StageInputRequester, replay_snapshot
 
 
-@dataclass
+@record
 class SameStageResume:
     """What a same-stage input resume hands to the first stage it re-runs (R-RESUME-31)."""
 
@@ -27,7 +27,7 @@ class SameStageResume:
     answer: Any
 
 
-@dataclass
+@record
 class PipelineOutcome:
     """The run result of R-PIPE-5, plus what a command-level input suspension needs."""
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import LobsterRuntimeError
 from ..jsvalues import UNDEFINED, js_to_number, js_truthy
+from ..records import record
 from .loader import JS_WHITESPACE, js_trim
 from .templates import STEP_REF_PATTERN, lookup_ref
 
@@ -31,7 +31,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Token:
     kind: TokenKind
     value: Any = None

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..records import record
 from .conditions import referenced_step_ids
 from .loader import is_approval_step, is_input_step, js_trim, resolve_args, shell_text
 from .templates import resolve_args_template
@@ -24,7 +24,7 @@ _LABEL_BREAK = "\\n"
 _MERMAID_ENTITIES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "|": "&#124;"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Node:
     id: str
     type: str
@@ -32,7 +32,7 @@ class _Node:
     diamond: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Edge:
     source: str
     target: str

@@ -16,11 +16,11 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...errors import LobsterRuntimeError
 from ...jsvalues import UNDEFINED, dumps_compact, js_string, js_to_number, js_truthy
+from ...records import record
 from ..base import CommandContext, CommandResult, command, positionals
 from ..parser import JS_WHITESPACE, is_array_index, js_key_order, js_trim
 
@@ -371,7 +371,7 @@ def map_command(items: list[Any], args: dict[str, Any], ctx: CommandContext) -> 
 # -- sort / dedupe / groupBy --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _SortKey:
     """A sort key with its String() code units computed once rather than per comparison."""
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import LobsterRuntimeError
 from ...jsvalues import UNDEFINED, dumps_compact, js_string, js_truthy, loads
+from ...records import record
 from ..base import CommandContext, CommandResult, CommandSpec
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class TransportError(LobsterRuntimeError):
     """The request never produced an HTTP response (connection refused, reset, bad scheme...)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HttpUrl:
     """An absolute URL split the way ``new URL()`` would serialise it.
 
@@ -180,7 +180,7 @@ def _ipv4_number(part: str) -> int | None:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HttpResponse:
     """Status line and body text of a completed request (any status)."""
 

@@ -11,15 +11,30 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...errors import AbortError, LobsterError, LobsterRuntimeError
-from ...jsvalues import UNDEFINED, dumps_compact, dumps_pretty, js_string, js_to_number, js_truthy, loads, stable_stringify
+from ...jsvalues import (
+    UNDEFINED,
+    dumps_compact,
+    dumps_pretty,
+    js_string,
+    js_to_number,
+    js_truthy,
+    loads,
+    stable_stringify,
+)
+from ...records import record
 from ...state import now_iso
 from ..base import CommandContext, CommandResult, CommandSpec
-from .invoke import ERROR_EXCERPT_CHARS, HttpResponse, first_present, parse_url, post_json
+from .invoke import (
+    ERROR_EXCERPT_CHARS,
+    HttpResponse,
+    first_present,
+    parse_url,
+    post_json,
+)
 
 CACHE_KEY_VERSION = 2
 """Identity version of the cache key; bumped whenever the hashed fields change (head: 2)."""
@@ -33,7 +48,7 @@ Adapter = Callable[[dict[str, Any]], Any]
 """Sends one payload and returns the response envelope ``{ok, result?, error?}`` (unvalidated)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Flavour:
     """What differs between ``llm.invoke`` and its OpenClaw-only alias ``llm_task.invoke``."""
 
