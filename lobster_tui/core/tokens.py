@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from .errors import LobsterParseError
 from .jsvalues import dumps_compact
+from .records import record
 
 TokenKind = Literal["pipeline-resume", "workflow-file"]
 
 _B64_CHARS = re.compile(r"[A-Za-z0-9_\-+/]*")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DecodedToken:
     """A decoded token. ``legacy_inline`` holds the state of an old inline workflow token."""
 
@@ -29,6 +28,8 @@ class DecodedToken:
 def encode_token(kind: TokenKind, state_key: str) -> str:
     """base64url (no padding) of ``{"protocolVersion":1,"v":1,"kind":K,"stateKey":S}`` (R-TOKEN-1)."""
     payload = dumps_compact({"protocolVersion": 1, "v": 1, "kind": kind, "stateKey": state_key})
+    import base64  # tokens are minted at a gate and read on resume, not on every run
+
     return base64.urlsafe_b64encode(payload.encode("utf-8")).decode("ascii").rstrip("=")
 
 
@@ -46,6 +47,8 @@ def _lenient_b64decode(token: str) -> bytes:
     body = (match.group(0) if match else "").replace("+", "-").replace("/", "_")
     usable = len(body) - (len(body) % 4 == 1)
     body = body[:usable]
+    import base64
+
     return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
 
 

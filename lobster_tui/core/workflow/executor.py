@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import io
 import os
-import random
 import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +22,22 @@ from ..events import RunEvents
 from ..jsvalues import UNDEFINED, dumps_compact, js_string, js_typeof, loads
 from ..pipeline.base import CommandContext, Mode
 from ..process import run_process, shell_argv
+from ..records import field, record
 from .conditions import evaluate_condition
-from .loader import is_approval_step, is_input_step, load_workflow, resolve_args, step_kind, validate_workflow
-from .templates import build_step_env, resolve_args_template, resolve_template, resolve_value
+from .loader import (
+    is_approval_step,
+    is_input_step,
+    load_workflow,
+    resolve_args,
+    step_kind,
+    validate_workflow,
+)
+from .templates import (
+    build_step_env,
+    resolve_args_template,
+    resolve_template,
+    resolve_value,
+)
 
 PREVIEW_LIMIT = 2000
 _YES = re.compile(r"^y(es)?$", re.IGNORECASE)
@@ -37,7 +48,7 @@ class _NeverSwallow(LobsterRuntimeError):
     """An error that bypasses ``retry`` and ``on_error`` (R-WF-93, R-WF-95)."""
 
 
-@dataclass
+@record
 class Pause:
     """A gate the run stopped at; the caller turns it into a resume state and an envelope."""
 
@@ -51,7 +62,7 @@ class Pause:
     pipeline_input: dict[str, Any] | None = None
 
 
-@dataclass
+@record
 class WorkflowRun:
     """Everything one execution of one workflow file needs and accumulates."""
 
@@ -91,7 +102,7 @@ class WorkflowRun:
             return False
 
 
-@dataclass
+@record
 class WorkflowResult:
     output: list[Any]
     pause: Pause | None = None
@@ -177,9 +188,8 @@ def _input_step(run: WorkflowRun, index: int, step: dict[str, Any]) -> Pause | N
         prompt = f"Input for {step_id}"
     schema = spec.get("responseSchema")
     if run.interactive:
-        from ..schema import compile_schema, validation_failure
-
         from ..pipeline.commands.gates import input_timeout_ms
+        from ..schema import compile_schema, validation_failure
 
         run.stderr.write(f"{prompt}\n")
         text = _read_line(run, "Enter JSON response: ", input_timeout_ms(run.base_env))
@@ -366,6 +376,8 @@ def retry_delay_ms(policy: dict[str, Any], attempt: int) -> int:
     if policy["backoff"] == "exponential":
         delay = min(delay * 2 ** (attempt - 1), float(policy["max_delay_ms"]))
     if policy["jitter"]:
+        import random  # only here: a 2 ms import every run would otherwise pay
+
         delay = min(delay * (1 + random.uniform(-0.1, 0.1)), float(policy["max_delay_ms"]))
     return max(0, round(delay))
 
