@@ -122,12 +122,17 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
     return None
 
 
+def output_mark(stream: str) -> str:
+    """What stands before a line a step printed: ``│`` for stdout, ``!`` for stderr."""
+    return "  ! " if stream == "stderr" else "  │ "
+
+
 def output_text(line: str, stream: str, styles: EventStyles) -> Text:
     """One line a step printed: ``│`` before stdout, ``!`` before stderr (in the warning colour)."""
     line = printable(line).rstrip("\n")
     if stream == "stderr":
-        return Text.assemble(("  ! ", styles.stderr), (line, styles.stderr))
-    return Text.assemble(("  │ ", styles.muted), line)
+        return Text.assemble((output_mark(stream), styles.stderr), (line, styles.stderr))
+    return Text.assemble((output_mark(stream), styles.muted), line)
 
 
 def skipped_text(count: int, run_id: str | None, styles: EventStyles) -> Text:
