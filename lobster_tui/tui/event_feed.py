@@ -39,6 +39,8 @@ class OutputBlock:
     """Blocks of lines joined by ``"\\n"``, in order."""
     count: int = 0
     """How many lines the pieces hold."""
+    piece_lines: list[int] = field(default_factory=list)
+    """How many lines each piece holds, when known (the runner says so with each block)."""
 
     @property
     def stream(self) -> str:
@@ -57,20 +59,29 @@ class OutputBlock:
         if dropped <= 0:
             return 0
         kept: list[str] = []
+        kept_lines: list[int] = []
         need = keep
+        # Line counts of pieces as the runner gave them, so a trim reads only the lines it keeps
+        # (this runs on the runner's thread, once per block while the UI lags).
+        counts = self.piece_lines if len(self.piece_lines) == len(self.pieces) else None
         # Whole pieces from the end while they fit, then the tail of one piece (no full split).
-        for piece in reversed(self.pieces):
+        for index in range(len(self.pieces) - 1, -1, -1):
             if need <= 0:
                 break
-            lines_in_piece = piece.count("\n") + 1
+            piece = self.pieces[index]
+            lines_in_piece = counts[index] if counts is not None else piece.count("\n") + 1
             if lines_in_piece <= need:
                 kept.append(piece)
+                kept_lines.append(lines_in_piece)
                 need -= lines_in_piece
             else:
                 kept.append("\n".join(piece.rsplit("\n", need)[1:]))
+                kept_lines.append(need)
                 need = 0
         kept.reverse()
+        kept_lines.reverse()
         self.pieces = kept
+        self.piece_lines = kept_lines
         self.count = keep
         return dropped
 
@@ -144,9 +155,10 @@ class EventFeed:
                 and last.event.get("runId") == event.get("runId")
             ):
                 last.pieces.append(block)
+                last.piece_lines.append(count)
                 last.count += count
             else:
-                self._items.append(OutputBlock(event, [block], count))
+                self._items.append(OutputBlock(event, [block], count, [count]))
             # Trim at twice the bound, down to the bound: amortised O(1) per line.
             if self._pending_lines > 2 * self.keep_lines:
                 self._trim(self.keep_lines)

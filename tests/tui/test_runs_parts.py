@@ -52,6 +52,17 @@ def test_feed_partial_trim_splits_only_the_tail_of_one_block() -> None:
     assert block.keep_last(5) == 0
 
 
+def test_feed_trims_by_the_line_counts_blocks_came_with() -> None:
+    feed = EventFeed(keep_lines=4)
+    for start in range(0, 30, 3):  # blocks of 3 lines: "0\n1\n2", "3\n4\n5", ...
+        feed.output_block(_block(), "\n".join(str(n) for n in range(start, start + 3)), 3)
+    items, dropped = feed.drain(keep_lines=5)
+    out = items[-1]
+    assert isinstance(out, OutputBlock) and dropped == 25
+    assert out.lines() == ["25", "26", "27", "28", "29"]
+    assert out.piece_lines == [2, 3] and sum(out.piece_lines) == out.count == 5
+
+
 def test_story_reads_a_run_across_its_checkpoint_as_one_story() -> None:
     story = RunStory()
     for line in (FIXTURES / "runs_state" / "runs" / "4f1c2a9e7b30.jsonl").read_text().splitlines():
