@@ -30,17 +30,17 @@ def test_commands_to_copy(lobster: Lobster) -> None:
     assert copy_id(gate) == gate.approval_id
     assert resume_command(gate) == f"lobster resume --id {gate.approval_id} --approve yes"
     pipe = by_kind[("pipeline", "approval")]
-    without_id = pipe.model_copy(update={"approval_id": None})
+    without_id = pipe.copy_with(approval_id=None)
     assert copy_id(without_id) == pipe.state_key
     assert resume_command(without_id) == f"lobster resume --token {pipe.token} --approve yes"
     request = by_kind[("workflow", "input")]
     words = shlex.split(resume_command(request))
     assert words == ["lobster", "resume", "--token", request.token, "--response-json",
                      '{"decision":"publish","audience":{"channels":["changelog"]}}']
-    bare = request.model_copy(update={"has_defaults": False, "defaults": None})
+    bare = request.copy_with(has_defaults=False, defaults=None)
     assert resume_command(bare).endswith("--response-json '{}'")
     # Quoting: a hostile default can never break out of its argument.
-    hostile = request.model_copy(update={"defaults": {"x": "'; rm -rf / #"}})
+    hostile = request.copy_with(defaults={"x": "'; rm -rf / #"})
     assert shlex.split(resume_command(hostile))[-1] == '{"x":"\'; rm -rf / #"}'
 
 
@@ -59,7 +59,7 @@ def test_arrivals_are_news_only_after_the_first_scan(lobster: Lobster) -> None:
     assert notice.seen() and notice.badge == "" and not notice.seen()
     # A gate of a run resumed here is not news.
     notice.own_run(first[0])
-    twin = first[0].model_copy(update={"state_key": "workflow_resume_00000000-0000-0000-0000-000000000000"})
+    twin = first[0].copy_with(state_key="workflow_resume_00000000-0000-0000-0000-000000000000")
     assert notice.scanned([twin]) == []
     title, body = describe_arrivals(arrived)
     assert title == "lobster: 2 new checkpoints" and "(and 1 more)" in body

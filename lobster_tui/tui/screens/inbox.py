@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, scan_checkpoints
+from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, CheckpointScanner
 from lobster_tui.core.state import APPROVAL_PREFIX, RESUME_PREFIXES
 
 from ..widgets.checkpoint_list import CheckpointList
@@ -74,6 +74,7 @@ class InboxScreen(Screen[None]):
         super().__init__()
         self._scan_generation = 0
         self._select_next: str | None = None
+        self._scanner: CheckpointScanner | None = None
 
     def compose(self) -> ComposeResult:
         app = self.lobster
@@ -130,9 +131,16 @@ class InboxScreen(Screen[None]):
         self._scan_generation += 1
         self._scan(self._scan_generation)
 
+    @property
+    def scanner(self) -> CheckpointScanner:
+        """Scans the state directory; keeps the last scan so a rescan reads only changed files."""
+        if self._scanner is None:
+            self._scanner = CheckpointScanner(self.lobster.state)
+        return self._scanner
+
     @work(thread=True, exclusive=True, group="scan")
     def _scan(self, generation: int) -> None:
-        entries = scan_checkpoints(self.lobster.state)
+        entries = self.scanner.scan()
         if get_current_worker().is_cancelled:
             return
         try:

@@ -1,16 +1,28 @@
-"""The inbox list: one row per pending checkpoint (or unreadable state file), newest first."""
+"""The inbox list: one row per pending checkpoint (or unreadable state file), newest first.
+
+A virtual list (Textual's line API on a :class:`~textual.scroll_view.ScrollView`): only the rows on
+screen are ever rendered, so 10,000 checkpoints cost a sort, a filter and a width measurement per
+update, not 10,000 table rows of cells.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import DataTable
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint
 
@@ -29,6 +41,11 @@ NEW_MARK = "+"
 """The mark column of a row that arrived while the app was open and was not looked at yet."""
 STALE_MARK = "!"
 """After the age of a checkpoint waiting longer than the stale threshold."""
+
+COLUMNS = ("mark", "kind", "where", "prompt", "age", "id")
+"""Column keys, left to right."""
+COLUMN_LABELS = {"mark": "", "kind": "kind", "where": "workflow › step", "prompt": "prompt", "age": "age", "id": "id"}
+_PADDING = 1  # cells of padding either side of every column
 
 
 def entry_matches(entry: Entry, needle: str) -> bool:
@@ -50,8 +67,8 @@ def entry_matches(entry: Entry, needle: str) -> bool:
     return any(needle in part.casefold() for part in haystack)
 
 
-class CheckpointList(DataTable):
-    """The pending checkpoints of a state directory as a table with a row cursor.
+class CheckpointList(ScrollView, can_focus=True):
+    """The pending checkpoints of a state directory as a list with a row cursor and a header.
 
     Decisions are never taken here: ``a``, ``x`` and ``c`` only *ask* for one (the screen then
     opens a confirm modal), so a stray key cannot approve anything.
@@ -60,6 +77,7 @@ class CheckpointList(DataTable):
     | :- | :- |
     | `j` / `down` | Next checkpoint. |
     | `k` / `up` | Previous checkpoint. |
+    | `pagedown` / `pageup` | A screenful down / up. |
     | `g` / `G` | First / last checkpoint. |
     | `enter` | Open the review (approval) or answer (input) screen. |
     | `a` | Ask to approve. |
@@ -70,13 +88,68 @@ class CheckpointList(DataTable):
     | `A` / `X` | Ask to approve / reject every marked approval (one confirmation). |
     | `y` / `Y` | Copy the approval id / the `lobster resume` command. |
     | `o` | Sort newest first or oldest first. |
+
+    A click highlights a row; a click on the highlighted row opens it.
     """
 
-    BINDINGS: list[BindingType] = [
+    # The look of Textual's DataTable (which this list replaced): zebra stripes, a bold header.
+    DEFAULT_CSS = """
+    CheckpointList {
+        background: $surface;
+        color: $foreground;
+        overflow-x: hidden;
+        overflow-y: auto;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .checkpoint-list--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .checkpoint-list--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        &:dark > .checkpoint-list--even-row {
+            background: $surface-darken-1 40%;
+        }
+        & > .checkpoint-list--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .checkpoint-list--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+        & > .checkpoint-list--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        & > .checkpoint-list--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .checkpoint-list--hover {
+            background: $block-hover-background;
+        }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "checkpoint-list--header",
+        "checkpoint-list--even-row",
+        "checkpoint-list--cursor",
+        "checkpoint-list--hover",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("k", "cursor_up", "Up", show=False, id="list.up"),
         Binding("down", "cursor_down", "Down", show=False, id="list.down_arrow"),
         Binding("up", "cursor_up", "Up", show=False, id="list.up_arrow"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="list.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
         Binding("g,home", "first", "First", show=False, id="list.first"),
         Binding("G,end", "last", "Last", show=False, id="list.last"),
         Binding("enter", "open", "Open", id="list.open"),
@@ -159,7 +232,7 @@ class CheckpointList(DataTable):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id, classes=classes)
         self._clock = clock
         self.stale_after = stale_after
         """Checkpoints waiting longer than this get a stale mark beside their age (None: never)."""
@@ -167,21 +240,33 @@ class CheckpointList(DataTable):
         self._new: set[str] = set()
         self._entries: list[Entry] = []
         self._shown: list[Entry] = []
+        self._index: dict[str, int] | None = None  # state key → row, built when first needed
         self._by_key: dict[str, Entry] = {}
+        self._cursor = 0
+        self._hover: int | None = None
         self._last_highlight: str | None = None
         self._widths: dict[str, int] = {}
+        self._widths_for = -1
+        self._now = clock()
         self._announced: Entry | None = None
         self._has_announced = False
-        self._widths_for = -1
+        # Rendered rows by (row, state key, cursor?, hover?, width); cleared whenever what a row
+        # shows may have changed (marks, ages, widths, theme, focus).
+        self._cache: LRUCache[tuple[int, str, bool, bool, int], Strip] = LRUCache(256)
 
     def on_mount(self) -> None:
-        self._add_columns()
-        # Ages move on by themselves; repaint them now and then (cheap: one column).
+        self._fit_columns()
+        # Ages move on by themselves; repaint them now and then.
         self.set_interval(15, self.refresh_ages)
 
     def on_resize(self) -> None:
         if self._widths_for != self.size.width:
-            self._rebuild()
+            self._fit_columns()
+            self._invalidate()
+        self._update_virtual_size()
+        self._scroll_cursor_into_view()
+
+    # -- columns -----------------------------------------------------------------------------------
 
     def _column_widths(self) -> dict[str, int]:
         """Fit the columns to the widget: "workflow › step" and prompt share what is left."""
@@ -189,27 +274,36 @@ class CheckpointList(DataTable):
         # "12h!" fits the age column: the stale mark costs no width of its own.
         fixed = {"mark": 1, "kind": 9, "age": 4, "id": 8}
         # One cell of padding either side of each of 6 columns, and room for a scrollbar.
-        spare = max(24, total - sum(fixed.values()) - 2 * 6 - 2)
+        spare = max(24, total - sum(fixed.values()) - 2 * _PADDING * len(COLUMNS) - 2)
         # Room for the longest "name › step" (a pipeline's text counts as 16), but the prompt
         # keeps at least 45%: it is what a reviewer reads first.
-        wanted = max([len(self._where_text(e, 16)) for e in self._shown] + [15])
-        where = max(12, min(wanted, 44, int(spare * 0.55)))
+        limit = min(44, int(spare * 0.55))
+        wanted = 15
+        seen: set[tuple[str, str, str]] = set()
+        for entry in self._shown:
+            if isinstance(entry, BrokenCheckpoint):
+                width = min(len(_flat(entry.path.name)), 28)
+            else:
+                shape = (entry.source, entry.workflow, entry.step)
+                if shape in seen:
+                    continue  # many checkpoints share a workflow and step
+                seen.add(shape)
+                name = entry.workflow if entry.source == "workflow" else f"$ {entry.workflow}"
+                # The width "name › step" takes, without building it (one_line keeps lengths).
+                width = min(len(_flat(name)), 16) + 3 + min(len(_flat(entry.step)), 16)
+            if width > wanted:
+                wanted = width
+                if wanted >= limit:
+                    break  # nothing wider can change the result
+        where = max(12, min(wanted, limit))
         return {**fixed, "where": where, "prompt": max(10, spare - where)}
 
-    @staticmethod
-    def _where_text(entry: Entry, name_width: int) -> str:
-        if isinstance(entry, BrokenCheckpoint):
-            return one_line(entry.path.name, 28)
-        name = entry.workflow if entry.source == "workflow" else f"$ {entry.workflow}"
-        return f"{one_line(name, name_width)} › {one_line(entry.step, 16)}"
-
-    def _add_columns(self) -> None:
+    def _fit_columns(self) -> None:
         widths = self._column_widths()
-        self._widths = widths
+        if widths != self._widths:
+            self._widths = widths
+            self._invalidate()
         self._widths_for = self.size.width
-        labels = {"mark": "", "kind": "kind", "where": "workflow › step", "prompt": "prompt", "age": "age", "id": "id"}
-        for key, label in labels.items():
-            self.add_column(label, key=key, width=widths[key])
 
     # -- data ------------------------------------------------------------------------------------
 
@@ -224,11 +318,21 @@ class CheckpointList(DataTable):
         return tuple(self._shown)
 
     @property
+    def row_count(self) -> int:
+        """How many rows are shown."""
+        return len(self._shown)
+
+    @property
+    def cursor_row(self) -> int:
+        """The row of the cursor (0 when the list is empty)."""
+        return self._cursor
+
+    @property
     def highlighted(self) -> Entry | None:
         """The entry under the cursor."""
-        if not self._shown or not self.is_valid_row_index(self.cursor_row):
-            return None
-        return self._shown[self.cursor_row]
+        if 0 <= self._cursor < len(self._shown):
+            return self._shown[self._cursor]
+        return None
 
     def set_entries(self, entries: Sequence[Entry]) -> None:
         """Replace the rows, keeping the cursor on the same checkpoint when it is still there."""
@@ -253,8 +357,10 @@ class CheckpointList(DataTable):
 
     def set_new(self, state_keys: Sequence[str] | set[str]) -> None:
         """Flag these rows as new arrivals not looked at yet."""
-        self._new = set(state_keys) & self._by_key.keys()
-        self._repaint_marks()
+        new = set(state_keys) & self._by_key.keys()
+        if new != self._new:
+            self._new = new
+            self._repaint_marks()
 
     def is_stale(self, entry: Entry, now: datetime | None = None) -> bool:
         """True when the checkpoint has waited longer than the stale threshold."""
@@ -267,13 +373,24 @@ class CheckpointList(DataTable):
         """The entry with this state key, if listed."""
         return self._by_key.get(state_key)
 
+    def row_of(self, state_key: str) -> int | None:
+        """The row showing this checkpoint, or None when it is not shown."""
+        if self._index is None:
+            self._index = {entry.state_key: row for row, entry in enumerate(self._shown)}
+        return self._index.get(state_key)
+
     def select_key(self, state_key: str) -> bool:
         """Move the cursor to a checkpoint; False when it is not shown."""
-        for index, entry in enumerate(self._shown):
-            if entry.state_key == state_key:
-                self.move_cursor(row=index)
-                return True
-        return False
+        row = self.row_of(state_key)
+        if row is None:
+            return False
+        self.move_cursor(row=row)
+        return True
+
+    def cell(self, state_key: str, column: str) -> Text:
+        """What a row shows in a column (``mark``, ``kind``, ``where``, ``prompt``, ``age``, ``id``)."""
+        entry = self._by_key[state_key]
+        return self._cells(entry)[COLUMNS.index(column)]
 
     def watch_filter_text(self) -> None:
         self._rebuild()
@@ -283,71 +400,38 @@ class CheckpointList(DataTable):
 
     def _sorted(self, entries: Sequence[Entry]) -> list[Entry]:
         # Stable: checkpoints made in the same instant keep the scan's order.
-        return sorted(entries, key=lambda entry: entry.created_at, reverse=not self.oldest_first)
+        return sorted(entries, key=_created_at, reverse=not self.oldest_first)
 
     def _rebuild(self) -> None:
         keep = self._last_highlight
-        old_row = self.cursor_row
-        self._shown = [entry for entry in self._sorted(self._entries) if entry_matches(entry, self.filter_text)]
-        now = self._clock()
-        self.clear(columns=True)
-        self._add_columns()
-        for entry in self._shown:
-            self.add_row(*self._cells(entry, now), key=entry.state_key)
-        target = next((i for i, e in enumerate(self._shown) if e.state_key == keep), None)
+        old_row = self._cursor
+        ordered = self._sorted(self._entries)
+        needle = self.filter_text
+        self._shown = [entry for entry in ordered if entry_matches(entry, needle)] if needle else ordered
+        self._index = None
+        self._now = self._clock()
+        self._fit_columns()
+        self._invalidate()
+        target = self.row_of(keep) if keep is not None else None
         if target is None and self._shown:
             # The checkpoint went away: stay at the same height rather than jump to the top.
             target = min(max(old_row, 0), len(self._shown) - 1)
-        if target is not None:
-            self.move_cursor(row=target, animate=False)
+        self._cursor = target if target is not None else 0
+        self._update_virtual_size()
+        self._scroll_cursor_into_view()
         self._update_subtitle()
         self._announce()
 
-    def _cells(self, entry: Entry, now: datetime) -> list[Text | str]:
-        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
-        w = self._widths
-        if isinstance(entry, BrokenCheckpoint):
-            style = theme_colour(variables, "error") or "bold"
-            return [
-                self._mark_cell(entry),
-                Text(BROKEN_LABEL, style=style),
-                Text(one_line(entry.path.name, w["where"]), style=style),
-                Text(one_line(entry.reason, w["prompt"]), style=style),
-                self._age_cell(entry, now),
-                short_key(entry.state_key),
-            ]
-        kind_style = theme_colour(variables, "warning" if entry.kind == "approval" else "accent") or ""
-        name = entry.workflow if entry.source == "workflow" else f"$ {entry.workflow}"
-        step = one_line(entry.step, 16)
-        # The step is what tells gates of one workflow apart: cut the name, not the step.
-        room = max(4, w["where"] - len(step) - 3)
-        return [
-            self._mark_cell(entry),
-            Text(KIND_LABELS[entry.kind], style=kind_style),
-            Text.assemble(one_line(name, room), (" › ", "dim"), step),
-            one_line(entry.prompt, w["prompt"]),
-            self._age_cell(entry, now),
-            entry.short_id,
-        ]
+    def _update_virtual_size(self) -> None:
+        # One line for the header, then one per row.
+        self.virtual_size = Size(self.size.width, len(self._shown) + 1)
 
-    def _mark_cell(self, entry: Entry) -> Text:
-        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
-        if entry.state_key in self._marked:
-            return Text(MARK, style=theme_colour(variables, "accent") or "bold")
-        if entry.state_key in self._new:
-            return Text(NEW_MARK, style=theme_colour(variables, "success") or "bold")
-        return Text("")
-
-    def _age_cell(self, entry: Entry, now: datetime) -> Text:
-        age = format_age(entry.created_at, now)
-        if not self.is_stale(entry, now):
-            return Text(age)
-        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
-        return Text(f"{age}{STALE_MARK}", style=theme_colour(variables, "warning") or "bold")
+    def _invalidate(self) -> None:
+        self._cache.clear()
+        self.refresh()
 
     def _repaint_marks(self) -> None:
-        for entry in self._shown:
-            self.update_cell(entry.state_key, "mark", self._mark_cell(entry))
+        self._invalidate()
         self._update_subtitle()
         self.refresh_bindings()
 
@@ -362,17 +446,143 @@ class CheckpointList(DataTable):
 
     def refresh_ages(self) -> None:
         """Repaint the age column against the clock."""
-        now = self._clock()
-        for entry in self._shown:
-            self.update_cell(entry.state_key, "age", self._age_cell(entry, now))
+        self._now = self._clock()
+        self._invalidate()
+
+    # -- cells -------------------------------------------------------------------------------------
+
+    def _cells(self, entry: Entry) -> list[Text]:
+        variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
+        w = self._widths or self._column_widths()
+        if isinstance(entry, BrokenCheckpoint):
+            style = theme_colour(variables, "error") or "bold"
+            return [
+                self._mark_cell(entry, variables),
+                Text(BROKEN_LABEL, style=style),
+                Text(one_line(entry.path.name, w["where"]), style=style),
+                Text(one_line(entry.reason, w["prompt"]), style=style),
+                self._age_cell(entry, variables),
+                Text(short_key(entry.state_key)),
+            ]
+        kind_style = theme_colour(variables, "warning" if entry.kind == "approval" else "accent") or ""
+        name = entry.workflow if entry.source == "workflow" else f"$ {entry.workflow}"
+        step = one_line(entry.step, 16)
+        # The step is what tells gates of one workflow apart: cut the name, not the step.
+        room = max(4, w["where"] - len(step) - 3)
+        return [
+            self._mark_cell(entry, variables),
+            Text(KIND_LABELS[entry.kind], style=kind_style),
+            Text.assemble(one_line(name, room), (" › ", "dim"), step),
+            Text(one_line(entry.prompt, w["prompt"])),
+            self._age_cell(entry, variables),
+            Text(entry.short_id),
+        ]
+
+    def _mark_cell(self, entry: Entry, variables: Mapping[str, str]) -> Text:
+        if entry.state_key in self._marked:
+            return Text(MARK, style=theme_colour(variables, "accent") or "bold")
+        if entry.state_key in self._new:
+            return Text(NEW_MARK, style=theme_colour(variables, "success") or "bold")
+        return Text("")
+
+    def _age_cell(self, entry: Entry, variables: Mapping[str, str]) -> Text:
+        now = self._now
+        age = format_age(entry.created_at, now)
+        if not self.is_stale(entry, now):
+            return Text(age)
+        return Text(f"{age}{STALE_MARK}", style=theme_colour(variables, "warning") or "bold")
+
+    # -- rendering ---------------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()  # theme colours and component styles may have changed
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._invalidate()  # the cursor's colours depend on focus
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._invalidate()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y == 0:
+            return self._header_strip(width)
+        row = y - 1 + self.scroll_offset.y
+        if not 0 <= row < len(self._shown):
+            return Strip.blank(width, self.rich_style)
+        entry = self._shown[row]
+        cursor = row == self._cursor
+        hover = row == self._hover
+        key = (row, entry.state_key, cursor, hover, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._cache[key] = self._row_strip(row, entry, cursor, hover, width)
+        return strip
+
+    def _line(self, cells: Sequence[Text]) -> Text:
+        line = Text(no_wrap=True, end="")
+        pad = " " * _PADDING
+        for column, cell in zip(COLUMNS, cells):
+            cell = cell.copy()
+            cell.truncate(self._widths[column], pad=True)
+            line.append(pad)
+            line.append_text(cell)
+            line.append(pad)
+        return line
+
+    def _strip(self, line: Text, style: Style, post_style: Style | None, width: int) -> Strip:
+        segments = Segment.apply_style(line.render(self.app.console), style, post_style)
+        return Strip(segments).adjust_cell_length(width, style).simplify()
+
+    def _header_strip(self, width: int) -> Strip:
+        line = self._line([Text(COLUMN_LABELS[column]) for column in COLUMNS])
+        style = self.rich_style + self.get_component_rich_style("checkpoint-list--header")
+        return self._strip(line, style, None, width)
+
+    def _row_strip(self, row: int, entry: Entry, cursor: bool, hover: bool, width: int) -> Strip:
+        style = self.rich_style
+        if row % 2 == 0:
+            style += self.get_component_rich_style("checkpoint-list--even-row")
+        post_style: Style | None = None
+        if hover:
+            style += self.get_component_rich_style("checkpoint-list--hover")
+        if cursor:
+            cursor_style = self.get_component_rich_style("checkpoint-list--cursor")
+            style += cursor_style
+            # The cursor's text colour wins over the cells' own (kind, stale age), as in DataTable.
+            post_style = Style.from_color(color=cursor_style.color)
+        return self._strip(self._line(self._cells(entry)), style, post_style, width)
 
     # -- cursor and messages -----------------------------------------------------------------------
+
+    def move_cursor(self, *, row: int, animate: bool = False, scroll: bool = True) -> None:
+        """Put the cursor on a row (clamped to the rows shown) and bring it into view."""
+        if not self._shown:
+            return
+        row = min(max(row, 0), len(self._shown) - 1)
+        if row != self._cursor:
+            self._cursor = row
+            self.refresh()
+        if scroll:
+            self._scroll_cursor_into_view(animate=animate)
+        self._announce()
+
+    def _scroll_cursor_into_view(self, animate: bool = False) -> None:
+        rows = self.scrollable_content_region.height - 1  # the header takes a line
+        if rows <= 0:
+            return
+        top = round(self.scroll_offset.y)
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=animate, immediate=True)
+        elif self._cursor >= top + rows:
+            self.scroll_to(y=self._cursor - rows + 1, animate=animate, immediate=True)
 
     def _announce(self) -> None:
         entry = self.highlighted
         if entry is not None:
             self._last_highlight = entry.state_key
-        # Rebuilds and cursor events repeat themselves; the preview and the footer only need to
+        # Rebuilds and cursor moves repeat themselves; the preview and the footer only need to
         # hear about a different checkpoint (recomposing them is the costly part of a keypress).
         if entry == self._announced and self._has_announced:
             return
@@ -381,25 +591,65 @@ class CheckpointList(DataTable):
         self.refresh_bindings()
         self.post_message(self.Highlighted(self, entry))
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        # Re-sent as our own message carrying the checkpoint, not a row index.
-        event.stop()
-        self._announce()
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return None  # the header, border or scrollbar
+        row = offset.y - 1 + round(self.scroll_offset.y)
+        return row if 0 <= row < len(self._shown) else None
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        # Only a click on the already highlighted row gets here (``enter`` is bound to open).
-        event.stop()
-        self.action_open()
+    def on_click(self, event: events.Click) -> None:
+        row = self._row_at(event)
+        if row is None:
+            return
+        if row == self._cursor and self.highlighted is not None:
+            self.action_open()  # a click on the highlighted row opens it
+        else:
+            self.move_cursor(row=row)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        row = self._row_at(event)
+        if row != self._hover:
+            self._hover = row
+            self._invalidate()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self._invalidate()
+
+    def _move_by_keys(self, row: int) -> None:
+        # Keyboard moves hide the mouse's hover row, as DataTable does.
+        if self._hover is not None:
+            self._hover = None
+            self._invalidate()
+        self.move_cursor(row=row)
+
+    def action_cursor_down(self) -> None:
+        """Next checkpoint."""
+        self._move_by_keys(self._cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        """Previous checkpoint."""
+        self._move_by_keys(self._cursor - 1)
+
+    def action_page_down(self) -> None:
+        """A screenful down."""
+        self._move_by_keys(self._cursor + max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_up(self) -> None:
+        """A screenful up."""
+        self._move_by_keys(self._cursor - max(1, self.scrollable_content_region.height - 1))
 
     def action_first(self) -> None:
         """Jump to the newest checkpoint."""
         if self._shown:
-            self.move_cursor(row=0)
+            self._move_by_keys(0)
 
     def action_last(self) -> None:
         """Jump to the oldest checkpoint."""
         if self._shown:
-            self.move_cursor(row=len(self._shown) - 1)
+            self._move_by_keys(len(self._shown) - 1)
 
     def action_open(self) -> None:
         """Ask the screen to open the highlighted checkpoint."""
@@ -420,8 +670,8 @@ class CheckpointList(DataTable):
             return
         self._marked ^= {entry.state_key}
         self._repaint_marks()
-        if self.cursor_row < len(self._shown) - 1:
-            self.move_cursor(row=self.cursor_row + 1)
+        if self._cursor < len(self._shown) - 1:
+            self.move_cursor(row=self._cursor + 1)
 
     def action_mark_all(self) -> None:
         """Mark every shown row; when they all are marked already, clear every mark."""
@@ -476,3 +726,11 @@ class CheckpointList(DataTable):
         if action in ("toggle_mark", "copy_id", "copy_command"):
             return entry is not None
         return True
+
+
+def _created_at(entry: Entry) -> datetime:
+    return entry.created_at
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
