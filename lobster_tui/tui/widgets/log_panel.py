@@ -158,6 +158,7 @@ class LogPanel(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, int], list[Strip]] = LRUCache(256)
         self._styles: EventStyles | None = None
         self._base_style: tuple[Style, Style, Style] | None = None
+        self._render_width = 0  # the content's width, looked up once per render
         self._last_drain: dict[EventFeed, float] = {}
         self._drain_timers: dict[EventFeed, Timer] = {}
 
@@ -356,8 +357,9 @@ class LogPanel(ScrollView, can_focus=True):
     # -- rendering -----------------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # The widget's style is looked up once per render, not once per row (it walks the DOM).
+        # Looked up once per render, not once per row (the style walks the DOM).
         self._base_style = None
+        self._render_width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
     def _render_styles(self) -> tuple[Style, Style, Style]:
@@ -369,18 +371,17 @@ class LogPanel(ScrollView, can_focus=True):
         return self._base_style
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self._render_styles()[0]
+        width = self._render_width or self.scrollable_content_region.width
         if not self._lines:
+            base = self._render_styles()[0]
             if y == 0 and self.running == 0:
                 return self._placeholder(width, base)
             return Strip.blank(width, base)
         number, sub_row = self._line_at_row(round(self.scroll_y) + y)
         if number is None:
-            return Strip.blank(width, base)
-        rows = self._line_rows(number)
-        row = rows[sub_row] if sub_row < len(rows) else Strip.blank(0)
-        return row.extend_cell_length(width, base).crop(0, width)
+            return Strip.blank(width, self._render_styles()[0])
+        rows = self._line_rows(number, width)
+        return rows[sub_row] if sub_row < len(rows) else Strip.blank(width, self._render_styles()[0])
 
     def _placeholder(self, width: int, base: Style) -> Strip:
         text = Text("Decisions you take stream their run here.", style=self._event_styles().muted)
@@ -388,21 +389,21 @@ class LogPanel(ScrollView, can_focus=True):
         strip = Strip(list(text.render(self.app.console)))
         return strip.extend_cell_length(width, base).crop(0, width)
 
-    def _line_rows(self, number: int) -> list[Strip]:
-        """The rows of one line at the current width (cached until the width or style changes)."""
-        wrap_width = max(1, self._wrap_width or self._current_wrap_width() or self.MIN_WRAP_WIDTH)
-        key = (number, wrap_width)
+    def _line_rows(self, number: int, width: int) -> list[Strip]:
+        """The rows of one line, each ``width`` cells (cached until the width or style changes)."""
+        key = (number, width)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
+        wrap_width = max(self.MIN_WRAP_WIDTH, width)
         line = self._lines[number - self._first_number]
         base, mark_style, stderr_style = self._render_styles()
         if line.text is None:
-            # Output: two segments, no rich Text (the mark, then the line as printed).
-            cut = len(output_mark(line.stream or "stdout"))
+            # Output: at most two segments, no rich Text (the mark, then the line as printed).
             if line.stream == "stderr":
-                segments = [Segment(line.shown[:cut], stderr_style), Segment(line.shown[cut:], stderr_style)]
+                segments = [Segment(line.shown, stderr_style)]
             else:
+                cut = len(output_mark("stdout"))
                 segments = [Segment(line.shown[:cut], mark_style), Segment(line.shown[cut:], base)]
         else:
             text = line.text.copy()
@@ -418,11 +419,14 @@ class LogPanel(ScrollView, can_focus=True):
             pad = Strip.blank(indent, base)
             for start in range(wrap_width, line.width, rest):
                 rows.append(Strip.join([pad, strip.crop(start, start + rest)]))
+        rows = [row.extend_cell_length(width, base).crop(0, width) for row in rows]
         self._cache[key] = rows
         return rows
 
     def visible_text(self) -> list[str]:
         """The rows on screen as plain text (what a reader sees; for tests and benchmarks)."""
+        self._base_style = None
+        self._render_width = self.scrollable_content_region.width
         return [
             "".join(segment.text for segment in self.render_line(y) if not segment.control).rstrip()
             for y in range(self.scrollable_content_region.height)
