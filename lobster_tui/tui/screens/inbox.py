@@ -120,7 +120,9 @@ class InboxScreen(Screen[None]):
         self.query_one("#empty-hint").display = False
         self.log_panel.display = False
         self.checkpoint_list.focus()
-        self.rescan()
+        # After the first frame: a scan in a thread while the app is still starting starves both
+        # (the GIL changes hands at every file the scan opens), so the list would come later.
+        self.call_after_refresh(self.rescan)
         if self.lobster.watch:
             self.watch_state_dir()
 
