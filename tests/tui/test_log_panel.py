@@ -157,3 +157,17 @@ async def test_a_feed_is_drained_on_a_timer_not_on_each_notification() -> None:
         await wait_until(lambda: len(panel.transcript) > 1, pilot, message="the scheduled drain")
         assert drains == [51]
         assert panel.transcript[-1] == "  │ line 49"
+
+
+async def test_control_characters_never_reach_the_terminal_and_tabs_are_expanded() -> None:
+    app = PanelApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        panel = app.panel
+        feed = panel.new_feed("run")
+        feed.output_block(_output(), "\x1b[2Jwiped\na\tb", 2)
+        panel.finish(feed, "ok", "done")
+        await pilot.pause()
+        assert panel.transcript[1:3] == ["  │ ?[2Jwiped", "  │ a\tb"]  # what a reader would copy
+        rows = panel.visible_text()
+        assert rows[1] == "  │ ?[2Jwiped"
+        assert rows[2] == "  │ a" + " " * 3 + "b"  # the tab stops at column 8

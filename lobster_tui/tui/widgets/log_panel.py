@@ -1,8 +1,9 @@
 """The live log: a resumed run's steps, their output and its outcome, as they happen.
 
-The panel is a virtual list (Textual's line API): written lines are kept as styled texts with
-their width measured, and only the rows on screen are ever rendered, with a small cache. Long
-lines wrap at the panel's width, continuing under their text.
+The panel is a virtual list (Textual's line API): written lines are kept with their width
+measured (output lines as plain strings, styled only when drawn; events as styled texts), and
+only the rows on screen are ever rendered, with a small cache. Long lines wrap at the panel's
+width, continuing under their text.
 
 Its costs stay bounded however loud a step is:
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -70,10 +72,11 @@ class _Line:
     @classmethod
     def of_text(cls, text: Text, indent: int = _EVENT_INDENT) -> _Line:
         """A styled line (an event, a heading, a marker)."""
-        if "\t" in text.plain:
+        plain = text.plain
+        if "\t" in plain:
             text = text.copy()
             text.expand_tabs()
-        return cls(text.plain, text=text, indent=indent)
+        return cls(plain, text=text, indent=indent)
 
     @classmethod
     def of_output(cls, line: str, stream: str) -> _Line:
@@ -159,7 +162,8 @@ class LogPanel(ScrollView, can_focus=True):
         self._styles: EventStyles | None = None
         self._base_style: tuple[Style, Style, Style] | None = None
         self._render_width = 0  # the content's width, looked up once per render
-        self._last_drain: dict[EventFeed, float] = {}
+        # Weak: a feed whose run ended (or was dropped by its worker) leaves nothing behind.
+        self._last_drain: WeakKeyDictionary[EventFeed, float] = WeakKeyDictionary()
         self._drain_timers: dict[EventFeed, Timer] = {}
 
     @property
