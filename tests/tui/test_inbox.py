@@ -252,3 +252,39 @@ async def test_mouse_highlights_opens_and_backs_out(lobster: Lobster, make_app: 
         await settle(app, pilot)
         assert isinstance(app.screen, ReviewScreen)
         assert lobster.files() == before
+
+
+async def test_a_long_list_renders_only_the_rows_on_screen(lobster: Lobster, make_app: MakeApp) -> None:
+    for _ in range(60):
+        lobster.pipeline("exec --json --shell 'echo [1]' | approve --prompt 'Go?'")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        listing = app.inbox.checkpoint_list
+        assert listing.row_count == 60
+        height = listing.scrollable_content_region.height
+        assert 5 < height < 60
+
+        def screen_lines() -> list[str]:
+            return ["".join(s.text for s in listing.render_line(y)) for y in range(height)]
+
+        assert "workflow › step" in screen_lines()[0]
+        # A full repaint builds the cells of the rows on screen, not of all 60.
+        built: list[str] = []
+        cells = listing._cells
+        listing._cells = lambda entry: (built.append(entry.state_key), cells(entry))[1]  # type: ignore[method-assign]
+        listing.refresh_ages()
+        await pilot.pause()
+        assert 0 < len(built) <= height - 1
+        await pilot.press("G")
+        await pilot.pause()
+        last = listing.highlighted
+        assert listing.cursor_row == 59 and last is not None
+        assert last.short_id in screen_lines()[-1]  # scrolled so the cursor is on screen
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert listing.cursor_row == 59 - (height - 1)
+        assert any(listing.highlighted.short_id in line for line in screen_lines()[1:])  # type: ignore[union-attr]
+        await pilot.press("g")
+        await pilot.pause()
+        assert listing.cursor_row == 0 and listing.scroll_offset.y == 0
