@@ -146,6 +146,58 @@ def read_regular_file(path: Path, limit: int | None = None) -> bytes:
         return handle.read() if limit is None else handle.read(limit)
 
 
+class _Heartbeat:
+    """One thread per process touches the owner file of every lock it holds, each
+    ``_LOCK_HEARTBEAT_SECONDS``; it sleeps while none is held.
+
+    A thread per lock cost a thread start per acquisition (four on a resume, a millisecond each on
+    a busy machine) for locks that are nearly always released long before their first beat.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._owners: dict[object, Path] = {}
+        self._changed = threading.Condition()
+        self._pid = 0  # the process whose thread runs: a forked child starts its own
+
+    def hold(self, owner: Path) -> object:
+        """Start touching ``owner``; returns the handle :meth:`drop` takes."""
+        handle = object()
+        with self._changed:
+            if not self._owners:
+                self._changed.notify()  # the thread sleeps until something is held
+            self._owners[handle] = owner
+            if self._pid != os.getpid():
+                import threading
+
+                self._pid = os.getpid()
+                threading.Thread(target=self._run, name="lobster-lock-heartbeat", daemon=True).start()
+        return handle
+
+    def drop(self, handle: object) -> None:
+        with self._changed:
+            self._owners.pop(handle, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._owners:
+                    self._changed.wait()
+                # A beat after the first hold, then every beat while any is held (a lock taken
+                # between beats is touched early, never late).
+                deadline = time.monotonic() + _LOCK_HEARTBEAT_SECONDS
+                while (left := deadline - time.monotonic()) > 0:
+                    self._changed.wait(left)
+                owners = list(self._owners.values())
+            for owner in owners:
+                with contextlib.suppress(OSError):
+                    os.utime(owner)
+
+
+_HEARTBEAT = _Heartbeat()
+
+
 class _DirectoryLock:
     """The reference's per-file directory lock (R-STATE-7), so both runtimes exclude each other."""
 
@@ -187,19 +239,7 @@ class _DirectoryLock:
 
     def _start_heartbeat(self) -> None:
         # Holders touch the owner file so waiters on hosts without /proc can tell it is alive.
-        import threading
-
-        stop = threading.Event()
-        owner = self.owner_file
-
-        def beat() -> None:
-            while not stop.wait(_LOCK_HEARTBEAT_SECONDS):
-                with contextlib.suppress(OSError):
-                    os.utime(owner)
-
-        thread = threading.Thread(target=beat, name="lobster-lock-heartbeat", daemon=True)
-        thread.start()
-        self._stop_heartbeat = stop
+        self._stop_heartbeat = _HEARTBEAT.hold(self.owner_file)
 
     def _reclaim_if_stale(self) -> bool:
         try:
@@ -253,7 +293,8 @@ class _DirectoryLock:
 
     def release(self) -> None:
         if self._stop_heartbeat is not None:
-            self._stop_heartbeat.set()
+            _HEARTBEAT.drop(self._stop_heartbeat)
+            self._stop_heartbeat = None
         try:
             if self.owner_file.read_text(encoding="utf-8") != self.owner_text:
                 return
@@ -274,6 +315,9 @@ class StateStore:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        # Index ids a scan found per state key (only non-empty finds): a resume scans once for its
+        # audit line and its clean-up reuses the find (see remove_approval_indexes_for_key).
+        self._found_indexes: dict[str, list[str]] = {}
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> StateStore:
@@ -480,11 +524,25 @@ class StateStore:
                 continue
             if isinstance(data, dict) and data.get("stateKey") == state_key:
                 found.append(path.stem[len(APPROVAL_PREFIX) :])
+        if found:
+            self._found_indexes[state_key] = list(found)
         return found
 
     def remove_approval_indexes_for_key(self, state_key: str) -> None:
-        """Remove every index of ``state_key``: we never leave one pointing at a dead state."""
-        for approval_id in self.approval_ids_for_key(state_key):
+        """Remove every index of ``state_key``: we never leave one pointing at a dead state.
+
+        A key gets its one index when its state is published, before any token for it exists, so
+        indexes an earlier scan found are all it will ever have: those are checked and removed
+        without scanning the directory again. Without an earlier find (the index may not have
+        existed yet), the directory is scanned.
+        """
+        known = self._found_indexes.pop(state_key, None)
+        if known is None:
+            ids = self.approval_ids_for_key(state_key)
+            self._found_indexes.pop(state_key, None)
+        else:  # each still has to name this key (ids are random: one could be reused meanwhile)
+            ids = [approval_id for approval_id in known if self.find_state_key_by_approval_id(approval_id) == state_key]
+        for approval_id in ids:
             self.remove_approval_index(approval_id)
 
     # -- listing ------------------------------------------------------------------------------
