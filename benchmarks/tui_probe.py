@@ -19,7 +19,9 @@ async def main(mode: str, state_dir: str, expected: int) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         if mode == "inbox":
             listing = app.inbox.checkpoint_list
-            while len(listing.entries) < expected or (expected == 0 and app.inbox.sub_title == ""):
+            # The title ("N pending") is set with the scan's result: it is what says an empty
+            # inbox has been listed (its sub_title is None before, never "").
+            while len(listing.entries) < expected or not app.inbox.sub_title:
                 await asyncio.sleep(0.002)
         await pilot.pause()
 
