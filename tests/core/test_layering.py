@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -39,8 +40,9 @@ def test_cli_run_path_does_not_load_textual_pydantic_or_jsonschema() -> None:
 
 
 def test_cli_workflow_run_and_resume_skip_slow_stdlib_imports(tmp_path: Path) -> None:
-    """Start-up is a feature (docs/ARCHITECTURE.md): ``dataclasses`` (with ``inspect``), ``random``
-    and ``hashlib`` cost milliseconds each; a run to an input gate and its resume need none of them."""
+    """Start-up is a feature (docs/ARCHITECTURE.md): ``dataclasses`` (with ``inspect``), ``random``,
+    ``hashlib`` and ``base64`` cost milliseconds each; a run to an input gate and its resume need
+    none of them (a first parse of a workflow file imports PyYAML, which loads base64)."""
     (tmp_path / "flow.lobster").write_text(
         "steps:\n  - id: ask\n    input:\n      prompt: Go?\n      responseSchema: {type: object}\n"
         "  - id: after\n    run: echo done\n"
@@ -48,19 +50,22 @@ def test_cli_workflow_run_and_resume_skip_slow_stdlib_imports(tmp_path: Path) ->
     code = (
         "import io, json, sys\n"
         "from lobster_tui.cli import run_cli\n"
-        "slow = ('dataclasses', 'inspect', 'random', 'hashlib')\n"
         "out = io.StringIO()\n"
-        "run_cli(['run', '--mode', 'tool', sys.argv[1]], stdout=out, stderr=io.StringIO())\n"
-        "print(','.join(m for m in slow if m in sys.modules))\n"
-        "token = json.loads(out.getvalue())['requiresInput']['resumeToken']\n"
-        "out = io.StringIO()\n"
-        "run_cli(['resume', '--token', token, '--response-json', '{}'], stdout=out, stderr=io.StringIO())\n"
-        "assert json.loads(out.getvalue())['status'] == 'ok', out.getvalue()\n"
-        "print(','.join(m for m in slow if m in sys.modules))\n"
+        "run_cli(sys.argv[1:], stdout=out, stderr=io.StringIO())\n"
+        "print(out.getvalue())\n"
+        "print('loaded:' + ','.join(m for m in ('dataclasses', 'inspect', 'random', 'hashlib', 'base64') if m in sys.modules))\n"
     )
     env = {**os.environ, "LOBSTER_STATE_DIR": str(tmp_path / "state")}
-    result = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "flow.lobster")],
-        capture_output=True, text=True, check=True, env=env, cwd=tmp_path,
-    )
-    assert result.stdout.splitlines() == ["", ""], result.stdout
+
+    def cli(*args: str) -> tuple[dict, list[str]]:
+        result = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env, cwd=tmp_path
+        )
+        envelope, loaded = result.stdout.rsplit("loaded:", 1)
+        return json.loads(envelope), [name for name in loaded.strip().split(",") if name]
+
+    halted, loaded = cli("run", "--mode", "tool", str(tmp_path / "flow.lobster"))
+    assert [name for name in loaded if name != "base64"] == []
+    done, loaded = cli("resume", "--token", halted["requiresInput"]["resumeToken"], "--response-json", "{}")
+    assert done["status"] == "ok", done
+    assert loaded == []
