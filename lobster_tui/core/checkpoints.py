@@ -461,6 +461,7 @@ class CheckpointScanner:
         self._states: dict[str, _Cached] = {}
         self._indexes: dict[str, tuple[Signature | None, str | None]] = {}
         self._files = _WorkflowFiles()
+        self._prefix = ""  # the directory's path with a trailing separator
 
     def scan(self) -> list[Entry]:
         """Every pending checkpoint (and broken state file) in the directory, newest first."""
@@ -489,6 +490,7 @@ class CheckpointScanner:
                     elif name.startswith(APPROVAL_PREFIX) and dir_entry.is_file(follow_symlinks=False):
                         indexes.append(dir_entry)
         self._files.new_scan()
+        self._prefix = os.path.join(self.state.root, "")
         ids = self._approval_ids(indexes, dir_fd)
         before = self._states
         kept: dict[str, _Cached] = {}
@@ -532,7 +534,7 @@ class CheckpointScanner:
         return True
 
     def _read(self, name: str, dir_fd: int, key: str, approval_id: str | None) -> _Cached:
-        path = os.path.join(self.state.root, name)
+        path = self._prefix + name
         try:
             raw, st = _read_bytes(name, dir_fd)
         except FileNotFoundError:
