@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from lobster_tui.core.runner import resume
 from tests.tui.helpers import Lobster, MakeApp, wait_until
 
@@ -31,11 +29,8 @@ async def test_new_checkpoints_appear_and_consumed_ones_go_keeping_the_selection
         await wait_until(poked, pilot, message="watcher armed")
 
         outcome = lobster.pipeline()  # a new checkpoint, newest first: rows shift down
-        written = time.monotonic()
+        # Listed by the watcher, no key pressed (how fast is benchmarks/bench_tui.py's watch row).
         await wait_until(lambda: len(listing.entries) == 3, pilot, timeout=5, message="new checkpoint listed")
-        shown_after = time.monotonic() - written
-        # The design asks for 0.3 s; a loaded CI machine gets some slack, not a fixed sleep.
-        assert shown_after < 1.5, f"new checkpoint took {shown_after:.2f}s to show"
         assert listing.highlighted is not None
         assert listing.highlighted.state_key == selected.state_key  # selection followed the checkpoint
         assert listing.cursor_row == 2
