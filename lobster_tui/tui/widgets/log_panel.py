@@ -31,20 +31,18 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollTo, ScrollUp
 from textual.strip import Strip
 from textual.timer import Timer
 
 from ..event_feed import EventFeed, FeedItem, OutputBlock, Skipped
 from ..event_lines import EventStyles, event_text, output_mark, skipped_text
 from ..formatting import printable
+from .following_log import FollowingLog
 
 _OUTPUT_INDENT = 4  # wrapped rows of output continue under the text, after "  │ "
 _EVENT_INDENT = 2
@@ -86,7 +84,7 @@ class _Line:
         return cls(output_mark(stream) + line, stream=stream, indent=_OUTPUT_INDENT)
 
 
-class LogPanel(ScrollView, can_focus=True):
+class LogPanel(FollowingLog, can_focus=True):
     """Streams run events into a scrolling log that follows the newest line by default.
 
     Events arrive through :meth:`new_feed` from a worker thread in batches (see
@@ -135,9 +133,6 @@ class LogPanel(ScrollView, can_focus=True):
 
     MIN_WRAP_WIDTH = 20
     """Lines wrap at the panel's width, but never narrower than this."""
-
-    following: reactive[bool] = reactive(True)
-    """Whether new lines scroll the log to the end."""
 
     running: reactive[int] = reactive(0)
     """How many runs are streaming into the panel now."""
@@ -453,54 +448,3 @@ class LogPanel(ScrollView, can_focus=True):
     def _update_subtitle(self) -> None:
         state = "running" if self.running else "idle"
         self.border_subtitle = f"{state} · {'following' if self.following else 'paused (f follows)'}"
-
-    def pause(self) -> None:
-        """Stop following (the reader scrolled back)."""
-        if self.following:
-            self.following = False
-
-    def action_toggle_follow(self) -> None:
-        """Follow the newest line, or stop so the reviewer can read back."""
-        self.following = not self.following
-
-    def action_follow_end(self) -> None:
-        """Jump to the newest line and keep following."""
-        self.following = True
-        self._scroll_to_end()
-
-    # Scrolling a log is immediate (no animation), so it keeps up with a held key and a busy stream;
-    # scrolling back stops following, or the next drain would pull the reader to the end again.
-    def action_scroll_home(self) -> None:
-        """Jump to the first line kept and stop following."""
-        self.pause()
-        self.scroll_to(y=0, animate=False)
-
-    def action_scroll_end(self) -> None:
-        self.action_follow_end()
-
-    def action_scroll_up(self) -> None:
-        self.pause()
-        self.scroll_up(animate=False)
-
-    def action_scroll_down(self) -> None:
-        self.scroll_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.pause()
-        self.scroll_page_up(animate=False)
-
-    def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
-
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        self.pause()
-        super()._on_mouse_scroll_up(event)
-
-    def _on_scroll_up(self, event: ScrollUp) -> None:
-        self.pause()  # a click on the scrollbar above its thumb
-        super()._on_scroll_up(event)
-
-    def _on_scroll_to(self, message: ScrollTo) -> None:
-        if message.y is not None and message.y < self.scroll_y:
-            self.pause()  # the scrollbar's thumb dragged up
-        super()._on_scroll_to(message)

@@ -18,19 +18,17 @@ from typing import ClassVar
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollTo, ScrollUp
 from textual.strip import Strip
 
 from ..event_lines import EventStyles, event_text
 from ..formatting import printable
 from ..run_story import EVENT, NOTE, STDERR, RunStory
+from .following_log import FollowingLog
 
 _GUTTER = 2  # "│ " before stdout, "! " before stderr
 _INDENT = 2  # wrapped rows after a line's first start under its text, not under the gutter
@@ -40,7 +38,7 @@ def _plain_width(text: str) -> int:
     return len(text) if text.isascii() else cell_len(text)
 
 
-class RunLogView(ScrollView, can_focus=True):
+class RunLogView(FollowingLog, can_focus=True):
     """The stdout and stderr of a run with its step events, following the newest line.
 
     | Key | Action |
@@ -394,20 +392,6 @@ class RunLogView(ScrollView, can_focus=True):
         # Deferred until after the next layout, when the new height (and scrollbar) are known.
         self.scroll_end(animate=False, immediate=False, x_axis=False)
 
-    def pause(self) -> None:
-        """Stop following (the reader scrolled back)."""
-        if self.following:
-            self.following = False
-
-    def action_toggle_follow(self) -> None:
-        """Stop following the newest line, or follow it again."""
-        self.following = not self.following
-
-    def action_follow_end(self) -> None:
-        """Jump to the newest line and keep following."""
-        self.following = True
-        self._scroll_to_end()
-
     def action_oldest(self) -> None:
         """Jump to the oldest line kept."""
         self.pause()
@@ -417,39 +401,8 @@ class RunLogView(ScrollView, can_focus=True):
         """Wrap long lines, or cut them."""
         self.wrap = not self.wrap
 
-    # Scrolling a log is immediate (no animation): it keeps up with a held key and a busy stream.
-    def action_scroll_up(self) -> None:
-        self.pause()
-        self.scroll_up(animate=False)
-
-    def action_scroll_down(self) -> None:
-        self.scroll_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.pause()
-        self.scroll_page_up(animate=False)
-
-    def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
-
     def action_scroll_home(self) -> None:
         self.action_oldest()
-
-    def action_scroll_end(self) -> None:
-        self.action_follow_end()
-
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        self.pause()
-        super()._on_mouse_scroll_up(event)
-
-    def _on_scroll_up(self, event: ScrollUp) -> None:
-        self.pause()  # a click on the scrollbar above its thumb
-        super()._on_scroll_up(event)
-
-    def _on_scroll_to(self, message: ScrollTo) -> None:
-        if message.y is not None and message.y < self.scroll_y:
-            self.pause()  # the scrollbar's thumb dragged up
-        super()._on_scroll_to(message)
 
     def show_line(self, number: int) -> None:
         """Scroll so the line with this number is near the top, and stop following."""
