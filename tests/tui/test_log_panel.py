@@ -74,6 +74,22 @@ async def test_long_lines_wrap_and_continue_under_their_text() -> None:
         assert long_line[: width - 4] + "".join(row[4:] for row in continued) == long_line
 
 
+async def test_event_prose_wraps_at_spaces_and_output_at_the_width() -> None:
+    app = PanelApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        panel = app.panel
+        width = panel.scrollable_content_region.width
+        words = [f"word{n}" for n in range(30)]
+        panel.write_line(Text("⏸ waiting for input: " + " ".join(words)))
+        await pilot.pause()
+        rows = [row for row in panel.visible_text() if row.strip()]
+        prose = rows[rows.index(next(r for r in rows if r.startswith("⏸"))):]
+        assert len(prose) >= 3 and all(len(row) <= width for row in prose)
+        # Every word is whole on one row, in order, and nothing is lost.
+        assert " ".join(" ".join(row.split()) for row in prose).split()[4:] == words
+        assert all(row.startswith("  ") for row in prose[1:])  # continued under the text
+
+
 async def test_keeps_at_most_max_lines_and_the_newest_are_in_view() -> None:
     app = PanelApp(max_lines=50)
     async with app.run_test(size=(40, 12)) as pilot:

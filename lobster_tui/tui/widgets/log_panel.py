@@ -84,6 +84,38 @@ class _Line:
         return cls(output_mark(stream) + line, stream=stream, indent=_OUTPUT_INDENT)
 
 
+def _row_spans(line: _Line, wrap_width: int) -> list[tuple[int, int]]:
+    """The ``(start, end)`` cells of each row of a line wider than ``wrap_width``.
+
+    Rows after the first start under the text (``indent``). Output is cut at the width, as a
+    terminal does; an event's prose (a prompt, a message) breaks after a space when the row has
+    one, so words stay whole. Heights and drawing both use this, so they always agree.
+    """
+    indent = min(line.indent, wrap_width - 1)
+    rest = wrap_width - indent
+    if line.text is None:
+        return [(0, wrap_width)] + [(at, min(at + rest, line.width)) for at in range(wrap_width, line.width, rest)]
+    spans: list[tuple[int, int]] = []
+    start, room, cell = 0, wrap_width, 0
+    after_space: int | None = None  # the cell just after the row's last space
+    for char in line.shown:
+        width = 1 if char < "\x80" else cell_len(char)
+        if cell + width - start > room:
+            if char == " ":  # the space just past a full row is dropped, not carried over
+                spans.append((start, cell))
+                start, room, after_space, cell = cell + width, rest, None, cell + width
+                continue
+            cut = after_space if after_space is not None and after_space > start + indent else cell
+            spans.append((start, cut))
+            start, room, after_space = cut, rest, None
+        cell += width
+        if char == " ":
+            after_space = cell
+    if start < cell:
+        spans.append((start, cell))
+    return spans
+
+
 class LogPanel(FollowingLog, can_focus=True):
     """Streams run events into a scrolling log that follows the newest line by default.
 
@@ -291,8 +323,7 @@ class LogPanel(FollowingLog, can_focus=True):
         wrap_width = self._wrap_width
         if wrap_width <= 0 or line.width <= wrap_width:
             return 1
-        rest = max(1, wrap_width - line.indent)
-        return 1 + -(-(line.width - wrap_width) // rest)
+        return len(_row_spans(line, wrap_width))
 
     def _row_prefix(self) -> list[int]:
         if self._prefix is None:
@@ -412,12 +443,9 @@ class LogPanel(FollowingLog, can_focus=True):
         if line.width <= wrap_width:
             rows = [strip]
         else:
-            indent = min(line.indent, wrap_width - 1)
-            rest = wrap_width - indent
-            rows = [strip.crop(0, wrap_width)]
-            pad = Strip.blank(indent, base)
-            for start in range(wrap_width, line.width, rest):
-                rows.append(Strip.join([pad, strip.crop(start, start + rest)]))
+            pad = Strip.blank(min(line.indent, wrap_width - 1), base)
+            spans = _row_spans(line, wrap_width)
+            rows = [strip.crop(*spans[0])] + [Strip.join([pad, strip.crop(*span)]) for span in spans[1:]]
         rows = [row.extend_cell_length(width, base).crop(0, width) for row in rows]
         self._cache[key] = rows
         return rows
