@@ -340,7 +340,8 @@ def _run(args: list[str], io: _Io) -> int:
     from .core.runner import run_pipeline, run_workflow
 
     rc = _context(io, mode, limits, cwd)
-    received = _install_signal_handlers(rc.signal.abort)
+    # A signal is someone stopping the run: its log says cancelled (the envelope stays runtime_error).
+    received = _install_signal_handlers(lambda reason: rc.signal.abort(reason, stop=True))
     if workflow is not None:
         provided: Any = None
         if args_json is not None:
@@ -474,7 +475,7 @@ def _resume(args: list[str], io: _Io) -> int:
     from .core.runner import resume
 
     rc = _context(io, "tool", limits, cwd)
-    received = _install_signal_handlers(rc.signal.abort)
+    received = _install_signal_handlers(lambda reason: rc.signal.abort(reason, stop=True))
     outcome = resume(rc, token=token, approval_id=approval_id, approved=approved, response=response, cancel=cancel)
     code = io.envelope(outcome.envelope())
     return _SIGNAL_EXIT.get(received[0], code) if received else code

@@ -14,7 +14,10 @@ class CancelSignal:
     """A one-shot abort flag with a reason, like JavaScript's ``AbortSignal``.
 
     ``timeout`` marks aborts caused by a step or parallel timeout: their processes are killed with
-    SIGKILL at once instead of SIGTERM-then-SIGKILL (R-PROC-5). A child signal follows its parent.
+    SIGKILL at once instead of SIGTERM-then-SIGKILL (R-PROC-5). ``stopped`` marks aborts someone
+    asked for (``s`` in the TUI, a signal to the CLI): the envelope is the same ``runtime_error``
+    (R-PROC-6), but the run log records the run as ``cancelled`` rather than ``failed``. A child
+    signal follows its parent.
     """
 
     def __init__(self, parent: CancelSignal | None = None) -> None:
@@ -22,20 +25,23 @@ class CancelSignal:
         self._lock = threading.Lock()
         self.reason: str | None = None
         self.timeout = False
+        self.stopped = False
         self._callbacks: list[Callable[[], None]] = []
         if parent is not None:
-            parent.on_abort(lambda: self.abort(parent.reason, timeout=parent.timeout))
+            parent.on_abort(lambda: self.abort(parent.reason, timeout=parent.timeout, stop=parent.stopped))
 
     @property
     def aborted(self) -> bool:
         return self._event.is_set()
 
-    def abort(self, reason: str | None = None, *, timeout: bool = False) -> None:
+    def abort(self, reason: str | None = None, *, timeout: bool = False, stop: bool = False) -> None:
+        """Abort once; ``stop`` says someone asked for it (see the class docstring)."""
         with self._lock:
             if self._event.is_set():
                 return
             self.reason = reason or DEFAULT_ABORT_REASON
             self.timeout = timeout
+            self.stopped = stop
             self._event.set()
             callbacks = list(self._callbacks)
         for callback in callbacks:

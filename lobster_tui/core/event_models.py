@@ -46,6 +46,10 @@ class RunStarted(_Event):
     args: dict[str, Any] = Field(default_factory=dict)
     cwd: str
     resumed: bool = False
+    pid: int | None = None
+    """The process running this segment (None in logs written before it was recorded)."""
+    host: str | None = None
+    """That process's host name."""
 
 
 class StepStarted(_Event):

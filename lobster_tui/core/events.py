@@ -7,7 +7,9 @@ gives the typed pydantic view that readers such as the TUI validate them into. E
 Types and their fields:
 
 - ``run_started``: ``name``, ``source`` (``workflow`` or ``pipeline``), ``target`` (file path or
-  pipeline text), ``args``, ``cwd``, ``resumed`` (bool)
+  pipeline text), ``args``, ``cwd``, ``resumed`` (bool), ``pid`` and ``host`` (the process running
+  this segment and its host name, so a reader can tell a live run from one whose process died;
+  see :func:`runner_process`)
 - ``step_started``: ``stepId``, ``kind``, ``command`` (after substitution, may be null)
 - ``output``: ``stepId``, ``stream`` (``stdout``/``stderr``), ``line`` (subscribers with an
   ``output_block`` method receive runs of output lines at once, see :meth:`RunEvents.emit_output`)
@@ -18,11 +20,14 @@ Types and their fields:
   ``approver``
 - ``output_truncated``: ``stepId``, ``droppedLines``
 - ``run_finished``: ``status`` (``ok``/``needs_approval``/``needs_input``/``cancelled``/
-  ``failed``), ``durationMs``, ``error``
+  ``failed``), ``durationMs``, ``error``. ``cancelled`` is a rejected or cancelled checkpoint, or
+  a run someone stopped (the TUI's ``s``, a signal to the CLI; ``error`` says which) while its
+  envelope is the spec's ``runtime_error``; ``failed`` is any other error, timeouts included
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +36,16 @@ from .state import now_iso, random_hex
 
 EventDict = dict[str, Any]
 Subscriber = Callable[[EventDict], None]
+
+
+def runner_process() -> dict[str, Any]:
+    """``pid`` and ``host`` for a ``run_started`` event: who runs this segment.
+
+    Our own fields in our own logs (the official runtime writes no run logs). The host matters
+    because a state directory can be shared between machines, where a pid means nothing.
+    """
+    uname = getattr(os, "uname", None)
+    return {"pid": os.getpid(), "host": uname().nodename if uname is not None else None}
 
 
 def new_run_id() -> str:

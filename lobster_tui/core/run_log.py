@@ -44,12 +44,15 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import LobsterError
 from .events import EventDict, Subscriber
 from .records import record
 from .state import StateStore
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 DEFAULT_HEAD_LINES = 5000
 DEFAULT_TAIL_LINES = 1000
@@ -567,8 +570,10 @@ class RunSummary:
     """One row of ``lobster runs``. A plain record, not pydantic, so listing stays fast.
 
     ``status`` is ``running``, ``needs_approval``/``needs_input`` (waiting at a checkpoint), ``ok``,
-    ``failed``, ``cancelled``, or ``unknown`` for a log without a readable event. ``duration_ms`` is
-    wall-clock from the first event to the last (to now while running).
+    ``failed``, ``cancelled``, ``interrupted`` (not finished, and the process running it is gone:
+    killed, crashed or the machine restarted; see :func:`_runner_gone`), or ``unknown`` for a log
+    without a readable event. ``duration_ms`` is wall-clock from the first event to the last (to
+    now while running).
     """
 
     id: str
@@ -603,33 +608,46 @@ class RunSummary:
         }
 
 
-def list_runs(state: StateStore) -> list[RunSummary]:
-    """A summary of every run log, newest first, from the first and last few KiB of each file."""
-    summaries = [summary for path in _log_files(state) if (summary := _summarise(path)) is not None]
+def list_runs(state: StateStore, now: datetime | None = None) -> list[RunSummary]:
+    """A summary of every run log, newest first, from the first and last few KiB of each file.
+
+    ``now`` (an aware datetime; the real clock by default) is what running durations run up to and
+    what the liveness grace of a log without a process id counts from, so a shell with its own
+    clock (the TUI's, frozen in tests) gets the same answer it shows.
+    """
+    from datetime import datetime, timezone  # readers only, not the writer on a run's hot path
+
+    if now is None:
+        now = datetime.now(timezone.utc)
+    summaries = [summary for path in _log_files(state) if (summary := _summarise(path, now)) is not None]
     summaries.sort(key=lambda summary: (summary.started or "", summary.id), reverse=True)
     return summaries
 
 
-def _summarise(path: Path) -> RunSummary | None:
+def _summarise(path: Path, now: datetime) -> RunSummary | None:
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+            stat = os.fstat(handle.fileno())
+            size = stat.st_size
             head = _peek_events(handle, size, from_end=False)
             tail = head if size <= _PEEK_BYTES else _peek_events(handle, size, from_end=True)
+            run_id = path.stem
+            if not head or not tail:
+                return RunSummary(run_id, None, "unknown", None, None, None, None, None, None, path)
+            last = tail[-1]
+            if last.get("type") == "run_finished":
+                status = str(last.get("status"))
+            elif last.get("type") == "checkpoint":
+                status = "needs_input" if last.get("kind") == "input" else "needs_approval"
+            else:
+                segment = next((event for event in reversed(tail) if event.get("type") == "run_started"), None)
+                if segment is None:
+                    segment = _last_run_started(handle, size)
+                status = "interrupted" if _runner_gone(segment, stat.st_mtime, now) else "running"
     except OSError:
         return None  # deleted by retention between the listing and the read
-    run_id = path.stem
-    if not head or not tail:
-        return RunSummary(run_id, None, "unknown", None, None, None, None, None, None, path)
     started_event = next((event for event in head if event.get("type") == "run_started"), {})
     started = head[0].get("time") if isinstance(head[0].get("time"), str) else None
-    last = tail[-1]
-    if last.get("type") == "run_finished":
-        status = str(last.get("status"))
-    elif last.get("type") == "checkpoint":
-        status = "needs_input" if last.get("kind") == "input" else "needs_approval"
-    else:
-        status = "running"
     approval_id = None
     if status in WAITING_STATUSES:
         checkpoint = next((event for event in reversed(tail) if event.get("type") == "checkpoint"), {})
@@ -641,13 +659,106 @@ def _summarise(path: Path) -> RunSummary | None:
         name=started_event.get("name"),
         status=status,
         started=started,
-        duration_ms=_elapsed_ms(started, end if isinstance(end, str) else None),
+        duration_ms=_elapsed_ms(started, end if isinstance(end, str) else None, now),
         current_step=current_step,
         source=started_event.get("source"),
         target=started_event.get("target"),
         approval_id=approval_id,
         path=path,
     )
+
+
+_RUN_STARTED_LINE = b'{"type":"run_started"'
+
+
+def _last_run_started(handle: Any, size: int) -> EventDict | None:
+    """The newest ``run_started`` of a log, searched backwards in blocks from its end.
+
+    Only for a log that looks alive and whose last few KiB hold none (a loud segment): the writer
+    starts every line with ``{"type":``, and inside a JSON string those quotes would be escaped, so
+    the marker at the start of a line is always an event.
+    """
+    end = size
+    while end > 0:
+        start = max(0, end - _FOLLOW_READ_BYTES)
+        handle.seek(start)
+        # Overlap the next block by one marker, so a line start on the boundary is seen.
+        data = handle.read(end - start + len(_RUN_STARTED_LINE))
+        at = data.rfind(b"\n" + _RUN_STARTED_LINE)
+        if at >= 0:
+            handle.seek(start + at + 1)
+            return _parse_line(handle.readline())
+        if start == 0:
+            return _parse_line(data.split(b"\n", 1)[0]) if data.startswith(_RUN_STARTED_LINE) else None
+        end = start
+    return None
+
+
+# A process whose recorded start is this much after the run_started event still counts as the
+# runner: /proc's start times are whole seconds of boot time plus ticks, and an NTP step moves them.
+_START_SLACK_SECONDS = 5.0
+
+
+def _runner_gone(started: Mapping[str, Any] | None, mtime: float, now: datetime) -> bool:
+    """True when the process that logged ``started`` (a segment's ``run_started``) is gone.
+
+    With a ``pid`` from this host: gone when no such process exists, it is a zombie, or it started
+    after the segment did (the pid was reused). Without one (logs from before pids were recorded)
+    or from another host sharing the state directory: gone once the log sat unwritten for
+    ``_LIVE_GRACE_SECONDS``.
+    """
+    pid = started.get("pid") if started is not None else None
+    host = started.get("host") if started is not None else None
+    if isinstance(pid, int) and not isinstance(pid, bool) and (host is None or host == _this_host()):
+        return not _is_runner_alive(pid, started.get("time") if started is not None else None)
+    return now.timestamp() - mtime > _LIVE_GRACE_SECONDS
+
+
+def _this_host() -> str | None:
+    uname = getattr(os, "uname", None)
+    return uname().nodename if uname is not None else None
+
+
+def _is_runner_alive(pid: int, since: object) -> bool:
+    """True when ``pid`` is a live process that could have logged a segment started at ``since``."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's: judged by its start time below
+    except OSError:
+        return True  # cannot tell: keep showing it as running
+    begun = _process_start(pid)
+    if begun is None:
+        return True  # no /proc (or a race with its exit): the pid exists, trust it
+    if begun == "zombie":
+        return False
+    from datetime import datetime
+
+    try:
+        segment = datetime.fromisoformat(since).timestamp() if isinstance(since, str) else None
+    except ValueError:
+        segment = None
+    return segment is None or begun <= segment + _START_SLACK_SECONDS
+
+
+def _process_start(pid: int) -> float | str | None:
+    """When ``pid`` started (epoch seconds, from /proc), ``"zombie"`` for a dead unreaped child,
+    or None when /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        if fields[0] in (b"Z", b"X"):
+            return "zombie"
+        ticks = int(fields[19])  # field 22, starttime, in clock ticks after boot
+        with open("/proc/stat", "rb") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, StopIteration):
+        return None
 
 
 def _peek_events(handle: Any, size: int, *, from_end: bool) -> list[EventDict]:
@@ -667,16 +778,17 @@ def _peek_events(handle: Any, size: int, *, from_end: bool) -> list[EventDict]:
         span *= 4
 
 
-def _elapsed_ms(start: str | None, end: str | None) -> int | None:
-    from datetime import (
-        datetime,  # only readers need it, not the writer on the run's hot path
-    )
+def _elapsed_ms(start: str | None, end: str | None, now: datetime) -> int | None:
+    """From ``start`` to ``end``, or to ``now`` while the run goes on."""
+    from datetime import datetime  # only readers need it, not the writer on the run's hot path
 
     if start is None:
         return None
     try:
         begun = datetime.fromisoformat(start)
-        finished = datetime.fromisoformat(end) if end is not None else datetime.now(begun.tzinfo)
+        finished = datetime.fromisoformat(end) if end is not None else now
+        if (finished.tzinfo is None) != (begun.tzinfo is None):
+            return None  # a naive clock against an aware stamp: no honest answer
     except ValueError:
         return None
     return max(0, round((finished - begun).total_seconds() * 1000))

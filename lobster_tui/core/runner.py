@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import envelope as wire
 from .cancel import CancelSignal
 from .errors import AbortError, LobsterError, LobsterParseError, LobsterRuntimeError
-from .events import RunEvents, Subscriber
+from .events import RunEvents, Subscriber, runner_process
 from .jsvalues import UNDEFINED, dumps_pretty
 from .pipeline.base import CommandContext, CommandRegistry, Mode, Stage
 from .records import field, record
@@ -189,9 +189,14 @@ def _events_for(rc: RunContext, run_id: str | None = None) -> RunEvents:
     return RunEvents(run_id, list(rc.subscribers))
 
 
-def _finish(events: RunEvents, started: float, outcome: Outcome) -> Outcome:
+def _finish(events: RunEvents, started: float, outcome: Outcome, signal: CancelSignal | None = None) -> Outcome:
+    """Emit ``run_finished`` for ``outcome``. An error after someone stopped the run (``signal.stopped``)
+    is logged as ``cancelled``: the person asked for it. The envelope stays the spec's
+    ``runtime_error`` (R-PROC-6; a fresh run's envelope is never ``cancelled``, R-ENV-4)."""
     outcome.run_id = events.run_id
-    status = "failed" if outcome.status == "error" else outcome.status
+    status = outcome.status
+    if status == "error":
+        status = "cancelled" if signal is not None and signal.stopped else "failed"
     events.emit(
         "run_finished",
         status=status,
@@ -222,12 +227,13 @@ def run_pipeline(text: str, rc: RunContext, *, dry_run: bool = False) -> Outcome
         return Outcome(status="ok")
     events = _events_for(rc)
     started = time.monotonic()
-    events.emit("run_started", name=None, source="pipeline", target=text, args={}, cwd=rc.cwd, resumed=False)
+    events.emit("run_started", name=None, source="pipeline", target=text, args={}, cwd=rc.cwd, resumed=False,
+                **runner_process())
 
     def body() -> Outcome:
         return _run_stages_and_finalise(rc, stages, [], events)
 
-    return _finish(events, started, _with_limits(rc, lambda: _guard(body)))
+    return _finish(events, started, _with_limits(rc, lambda: _guard(body)), rc.signal)
 
 
 def _guard(body: Callable[[], Outcome]) -> Outcome:
@@ -685,15 +691,15 @@ def _resume_pipeline(rc: RunContext, key: str, approved: bool | None, response: 
     started = time.monotonic()
     events.emit("resumed", stateKey=key, decision=decision, approver=approver_identity(rc.env))
     events.emit("run_started", name=None, source="pipeline", target=" | ".join(s.raw for s in stages),
-                args={}, cwd=rc.cwd, resumed=True)
+                args={}, cwd=rc.cwd, resumed=True, **runner_process())
     try:
         outcome = _run_stages_and_finalise(rc, stages, items, events, resume=resume_state)
         if outcome.status == "ok":
             resume_state.complete()
     except LobsterError as error:
         resume_state.failed(error)
-        return _finish(events, started, Outcome.failure(error))
-    return _finish(events, started, outcome)
+        return _finish(events, started, Outcome.failure(error), rc.signal)
+    return _finish(events, started, outcome, rc.signal)
 
 
 def _check_answer(rc: RunContext, schema: Any, response: Any, label: str, invalid_message: str) -> None:

@@ -302,7 +302,7 @@ class LobsterApp(App[None]):
             return
         lines = [
             f"{count} run{'s' if count != 1 else ''} in progress will be aborted: running steps are "
-            "terminated and the run fails.",
+            "terminated and the run ends as cancelled.",
             "The checkpoint was already claimed, so it does not come back to the inbox.",
         ]
 
@@ -316,7 +316,7 @@ class LobsterApp(App[None]):
         for context in list(self._in_flight.values()):
             signal = getattr(context, "signal", None)
             if signal is not None:
-                signal.abort(reason)
+                signal.abort(reason, stop=True)  # asked for: the run log says cancelled
 
     def on_unmount(self) -> None:
         # A run still going when the app closes is aborted, so its child processes end with it.

@@ -203,7 +203,7 @@ class LiveRuns:
         signal = getattr(context, "signal", None)
         if signal is None:
             return False
-        signal.abort(reason)
+        signal.abort(reason, stop=True)  # the run log says cancelled, not failed
         return True
 
     def request_stop(
@@ -224,7 +224,7 @@ class LiveRuns:
         label = name or run_id or "this run"
         lines = [
             (f"{label} ({run_id or 'starting'}) will be aborted: its running step's processes are terminated "
-             "and the run ends as failed, with the log saying it was stopped."),
+             "and the run ends as cancelled, with the log saying it was stopped."),
         ]
 
         def confirmed(answer: bool | None) -> None:
@@ -244,4 +244,4 @@ class LiveRuns:
         for context in contexts:
             signal = getattr(context, "signal", None)
             if signal is not None:
-                signal.abort(reason)
+                signal.abort(reason, stop=True)

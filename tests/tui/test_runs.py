@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from textual.command import CommandList
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
-from lobster_tui.core.run_log import RunLogWriter, read_events
+from lobster_tui.core.run_log import RunLogWriter, list_runs, read_events
 from lobster_tui.core.runner import RunContext, resume, run_workflow
 from lobster_tui.tui.__main__ import _start_request, build_parser
 from lobster_tui.tui.app import LobsterApp
@@ -43,6 +47,14 @@ def log_text(app: LobsterApp) -> str:
     screen = app.screen
     assert isinstance(screen, RunViewScreen)
     return "\n".join(payload for kind, payload in screen.story.lines if kind in (STDOUT, STDERR))
+
+
+async def wait_until_sync(predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Poll ``predicate`` (before the app runs) until true."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
 
 
 def running(marker: str) -> bool:
@@ -227,19 +239,65 @@ async def test_lobster_tui_run_opens_the_live_view_and_s_stops_the_run_and_its_c
         assert app.screen.check_action("stop", ())
         await pilot.press("s")
         await wait_until(lambda: isinstance(app.screen, ConfirmScreen), pilot, message="asked first")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen) and "ends as cancelled" in " ".join(confirm.lines)
         await pilot.press("y")
         await wait_until(lambda: live.drained, pilot, timeout=15, message="run ended")
         await wait_until(lambda: not running(marker), pilot, timeout=10, message="child gone")
         story = live.story
-        assert story.status == "failed" and story.error is not None and "stopped from lobster-tui" in story.error
+        # A stop someone asked for reads as cancelled; the envelope stays the spec's runtime_error.
+        assert story.status == "cancelled" and story.error is not None and "stopped from lobster-tui" in story.error
+        assert live.outcome.envelope()["error"] == {"type": "runtime_error", "message": "stopped from lobster-tui"}
         assert "never" not in log_text(app)
         assert "stopped from lobster-tui" in "\n".join(app.screen.log_view.visible_text())  # type: ignore[attr-defined]
         assert story.run_id is not None
         last = read_events(lobster.state, story.run_id)[-1]
-        assert last["type"] == "run_finished" and "stopped from lobster-tui" in str(last["error"])
+        assert last["type"] == "run_finished" and last["status"] == "cancelled"
+        assert "stopped from lobster-tui" in str(last["error"])
         assert not app.screen.check_action("stop", ())
         await pilot.press("escape")
-        assert isinstance(app.screen, RunsScreen)
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        await wait_until(lambda: any(run.id == story.run_id and run.status == "cancelled" for run in runs.run_list.runs),
+                         pilot, message="listed as cancelled")
+
+
+async def test_a_run_whose_process_died_reads_interrupted_and_the_list_uses_the_apps_clock(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    workflow = lobster.workdir / "sleepy.lobster"
+    workflow.write_text("name: sleepy\nsteps:\n  - id: nap\n    run: echo begun; sleep 30\n", encoding="utf-8")
+    env = {**os.environ, "LOBSTER_STATE_DIR": str(lobster.root), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "lobster_tui.cli", "run", "--mode", "tool", str(workflow)],
+                            env=env, cwd=str(lobster.workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await wait_until_sync(lambda: any(run.current_step == "nap" for run in list_runs(lobster.state)))
+    finally:
+        proc.kill()  # outright: no run_finished is ever written
+        proc.wait(timeout=10)
+    [killed] = list_runs(lobster.state)
+    # A log without a process id (written before pids were logged), fresh by the real clock.
+    old_style = lobster.state.root / "runs" / "0ldstyle0000.jsonl"
+    old_style.write_text(
+        '{"type":"run_started","runId":"0ldstyle0000","seq":1,"time":"2026-11-30T05:00:00.000Z","name":"legacy",'
+        '"source":"workflow","target":"/w/legacy.lobster","args":{},"cwd":"/w","resumed":false}\n',
+        encoding="utf-8",
+    )
+    two_days_on = datetime.now(timezone.utc) + timedelta(days=2)
+    app = make_app(lobster.root, clock=lambda: two_days_on)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        # By the app's clock the pid-less log sat unwritten for two days: interrupted too.
+        await wait_until(lambda: {run.id: run.status for run in runs.run_list.runs}
+                         == {killed.id: "interrupted", "0ldstyle0000": "interrupted"}, pilot, message="both interrupted")
+        assert runs.run_list.select_run(killed.id)
+        await pilot.pause()
+        detail = str(runs.query_one("#run-detail", Static).render())
+        assert "interrupted: the process running it is gone" in detail
+        assert "running" not in str(runs.sub_title)
+        assert not runs.check_action("stop", ())
 
 
 async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobster: Lobster, make_app: MakeApp) -> None:

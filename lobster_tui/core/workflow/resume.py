@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LobsterError, LobsterParseError, LobsterRuntimeError
+from ..events import runner_process
 from ..jsvalues import UNDEFINED, dumps_compact, stable_stringify
 from ..state import is_consumed_marker
 from .executor import Pause, WorkflowRun, check_approver, execute, load_and_validate
@@ -70,14 +71,14 @@ def start_workflow(rc: RunContext, path: str, provided: Any, *, dry_run: bool = 
     events = runner._events_for(rc)
     started = time.monotonic()
     events.emit("run_started", name=doc.get("name") if isinstance(doc.get("name"), str) else None,
-                source="workflow", target=path, args=args, cwd=rc.cwd, resumed=False)
+                source="workflow", target=path, args=args, cwd=rc.cwd, resumed=False, **runner_process())
     run = _new_run(rc, doc, path, args, events)
     try:
         result = execute(run, 0)
         outcome = _conclude(rc, run, result, None)
     except LobsterError as error:
         outcome = runner.Outcome.failure(error)
-    return runner._finish(events, started, outcome)
+    return runner._finish(events, started, outcome, rc.signal)
 
 
 def _conclude(rc: RunContext, run: WorkflowRun, result: Any, resume: Any) -> Outcome:
@@ -280,7 +281,8 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
     started = time.monotonic()
     events.emit("resumed", stateKey=key, decision=decision, approver=runner.approver_identity(rc.env))
     events.emit("run_started", name=doc.get("name") if isinstance(doc.get("name"), str) else None,
-                source="workflow", target=snapshot["filePath"], args=snapshot["args"], cwd=rc.cwd, resumed=True)
+                source="workflow", target=snapshot["filePath"], args=snapshot["args"], cwd=rc.cwd, resumed=True,
+                **runner_process())
     run = _new_run(rc, doc, snapshot["filePath"], dict(snapshot["args"]), events)
     run.results = results
     run.last_step = last_step
@@ -300,7 +302,7 @@ def resume_workflow(rc: RunContext, key: str, approved: bool | None, response: A
     except LobsterError as error:
         resume.failed(error)
         outcome = runner.Outcome.failure(error)
-    return runner._finish(events, started, outcome)
+    return runner._finish(events, started, outcome, rc.signal)
 
 
 def _refuse_special_file(path: str) -> None:

@@ -124,7 +124,7 @@ class RunsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="runs-scan")
     def _scan(self, generation: int) -> None:
-        runs = list_runs(self.lobster.state)
+        runs = list_runs(self.lobster.state, now=self.lobster.clock())
         if get_current_worker().is_cancelled:
             return
         try:
@@ -221,6 +221,8 @@ class RunsScreen(Screen[None]):
             ident = f" {run.approval_id}" if run.approval_id else ""
             verb = "decide" if run.status == "needs_approval" else "answer"
             text += f"\nwaiting for {what}{ident}: {verb} it in the inbox (1); its log continues here"
+        elif run.status == "interrupted":
+            text += "\ninterrupted: the process running it is gone (killed or crashed) and the run never finished"
         detail.update(text)
 
     def action_start_run(self) -> None:

@@ -25,6 +25,7 @@ STATUS_LABELS = {
     "ok": "✓ ok",
     "failed": "✗ failed",
     "cancelled": "⊘ cancelled",
+    "interrupted": "↯ interrupted",
     "unknown": "? unknown",
 }
 
@@ -119,7 +120,9 @@ class RunList(DataTable):
     def _column_widths(self) -> dict[str, int]:
         """Name and step get what they need up to a cap; the file or pipeline takes what is left."""
         total = self.size.width or 100
-        fixed = {"status": 11, "age": 4, "duration": 7, "id": 12}
+        # As wide as the longest label shown: the rare "interrupted" widens it only while listed.
+        status = max([len(STATUS_LABELS.get(run.status, run.status)) for run in self._runs] + [11])
+        fixed = {"status": status, "age": 4, "duration": 7, "id": 12}
         spare = max(30, total - sum(fixed.values()) - 2 * 7 - 2)
         # As wide as the longest name (or step) needs, up to a cap.
         wanted_name = max([len(run_name(run)) for run in self._runs] + [12])
@@ -192,7 +195,7 @@ class RunList(DataTable):
         variables: Mapping[str, str] = self.app.theme_variables if self.is_attached else {}
         colour = {
             "running": "accent", "needs_approval": "warning", "needs_input": "warning",
-            "ok": "success", "failed": "error", "cancelled": "error",
+            "ok": "success", "failed": "error", "cancelled": "error", "interrupted": "error",
         }.get(run.status)
         style = (theme_colour(variables, colour) or "") if colour else "dim"
         started = parse_time(run.started)
