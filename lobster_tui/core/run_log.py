@@ -586,6 +586,8 @@ class RunSummary:
     target: str | None
     approval_id: str | None
     path: Path
+    runner_pid: int | None = None
+    """While ``running``: the pid of the process running it, when that is a process of this host."""
 
     @property
     def waiting(self) -> bool:
@@ -625,6 +627,7 @@ def list_runs(state: StateStore, now: datetime | None = None) -> list[RunSummary
 
 
 def _summarise(path: Path, now: datetime) -> RunSummary | None:
+    runner_pid: int | None = None
     try:
         with open(path, "rb") as handle:
             stat = os.fstat(handle.fileno())
@@ -644,6 +647,8 @@ def _summarise(path: Path, now: datetime) -> RunSummary | None:
                 if segment is None:
                     segment = _last_run_started(handle, size)
                 status = "interrupted" if _runner_gone(segment, stat.st_mtime, now) else "running"
+                if status == "running":
+                    runner_pid = _local_pid(segment)
     except OSError:
         return None  # deleted by retention between the listing and the read
     started_event = next((event for event in head if event.get("type") == "run_started"), {})
@@ -665,7 +670,23 @@ def _summarise(path: Path, now: datetime) -> RunSummary | None:
         target=started_event.get("target"),
         approval_id=approval_id,
         path=path,
+        runner_pid=runner_pid,
     )
+
+
+def newest_segment(state: StateStore, run_id: str) -> EventDict | None:
+    """The ``run_started`` of the segment a run is in now, or None when its log has finished, waits
+    at a checkpoint, or is missing."""
+    try:
+        with open(log_path(state, run_id), "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            tail = _peek_events(handle, size, from_end=True)
+            if not tail or tail[-1].get("type") in ("run_finished", "checkpoint"):
+                return None
+            segment = next((event for event in reversed(tail) if event.get("type") == "run_started"), None)
+            return segment if segment is not None else _last_run_started(handle, size)
+    except (OSError, ValueError):
+        return None
 
 
 _RUN_STARTED_LINE = b'{"type":"run_started"'
@@ -709,12 +730,21 @@ def _runner_gone(started: Mapping[str, Any] | None, mtime: float, now: datetime)
     """
     pid = started.get("pid") if started is not None else None
     host = started.get("host") if started is not None else None
-    if isinstance(pid, int) and not isinstance(pid, bool) and (host is None or host == _this_host()):
+    if isinstance(pid, int) and not isinstance(pid, bool) and (host is None or host == this_host()):
         return not _is_runner_alive(pid, started.get("time") if started is not None else None)
     return now.timestamp() - mtime > _LIVE_GRACE_SECONDS
 
 
-def _this_host() -> str | None:
+def _local_pid(started: Mapping[str, Any] | None) -> int | None:
+    pid = started.get("pid") if started is not None else None
+    host = started.get("host") if started is not None else None
+    if isinstance(pid, int) and not isinstance(pid, bool) and (host is None or host == this_host()):
+        return pid
+    return None
+
+
+def this_host() -> str | None:
+    """This machine's host name, as ``run_started`` events record it."""
     uname = getattr(os, "uname", None)
     return uname().nodename if uname is not None else None
 
@@ -736,13 +766,25 @@ def _is_runner_alive(pid: int, since: object) -> bool:
         return True  # no /proc (or a race with its exit): the pid exists, trust it
     if begun == "zombie":
         return False
+    segment = _epoch_seconds(since)
+    return segment is None or begun <= segment + _START_SLACK_SECONDS
+
+
+def process_started_before(pid: int, since: object) -> bool:
+    """True only when /proc shows ``pid`` alive (not a zombie) and started by ``since`` (an ISO
+    stamp, give or take the slack); False whenever it cannot tell. For acting on a pid, not showing."""
+    begun = _process_start(pid)
+    segment = _epoch_seconds(since)
+    return isinstance(begun, float) and segment is not None and begun <= segment + _START_SLACK_SECONDS
+
+
+def _epoch_seconds(stamp: object) -> float | None:
     from datetime import datetime
 
     try:
-        segment = datetime.fromisoformat(since).timestamp() if isinstance(since, str) else None
+        return datetime.fromisoformat(stamp).timestamp() if isinstance(stamp, str) else None
     except ValueError:
-        segment = None
-    return segment is None or begun <= segment + _START_SLACK_SECONDS
+        return None
 
 
 def _process_start(pid: int) -> float | str | None:

@@ -10,8 +10,10 @@
   inbox), the ``RunContext`` running it, through a tiny subscriber (:meth:`LiveRuns.tracker`), so
   ``s`` can abort it: the runner then ends the step's process tree and the log says why.
 
-A run started by another process has no context here; it can be watched (through its log) but
-not stopped from this app.
+A run started by another process has no context here; it can be watched (through its log), and
+when that process is a ``lobster run``/``lobster resume`` of this user on this machine, stopped
+with SIGTERM (:meth:`LiveRuns.request_stop_elsewhere`, checked by
+:func:`lobster_tui.core.runner_signal.stop_other_runner`).
 """
 
 from __future__ import annotations
@@ -233,6 +235,36 @@ class LiveRuns:
                 self.app.notify(f"Stopping {label}…", title="Stop")
             if after is not None:
                 after(stopped)
+
+        self.app.push_screen(ConfirmScreen("Stop this run?", lines, "Yes, stop", "cancel"), confirmed)
+
+    def request_stop_elsewhere(
+        self, run_id: str, pid: int, *, name: str = "", after: Callable[[bool], None] | None = None
+    ) -> None:
+        """Ask in a modal, then send SIGTERM to the ``lobster`` CLI process running the run."""
+        from lobster_tui.core.runner_signal import stop_other_runner
+
+        from .screens.confirm import ConfirmScreen
+
+        label = name or run_id
+        lines = [
+            (f"{label} ({run_id}) runs in another process (pid {pid}). It is sent SIGTERM, as if stopped "
+             "in its terminal: its running step's processes are terminated and the run ends as cancelled."),
+            "Only a `lobster run` or `lobster resume` of yours on this machine is signalled.",
+        ]
+
+        def confirmed(answer: bool | None) -> None:
+            problem = None
+            if answer:
+                # A few small /proc reads and the log's tail: quick enough for the UI thread, and
+                # the check must come right before the signal.
+                problem = stop_other_runner(self.app.state, run_id)
+                if problem is None:
+                    self.app.notify(f"Stopping {label} (pid {pid})…", title="Stop")
+                else:
+                    self.app.notify(f"Not stopped: {problem}.", title="Cannot stop", severity="warning")
+            if after is not None:
+                after(bool(answer) and problem is None)
 
         self.app.push_screen(ConfirmScreen("Stop this run?", lines, "Yes, stop", "cancel"), confirmed)
 

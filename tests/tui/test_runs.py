@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -135,7 +136,7 @@ async def test_a_run_started_by_another_process_appears_in_the_list_and_streams(
         try:
             await wait_until(lambda: any(run.name == "ticker" and run.status == "running" for run in runs.run_list.runs),
                              pilot, timeout=15, message="the other process's run listed as running")
-            assert not app.screen.check_action("stop", ())  # not ours to stop
+            assert app.screen.check_action("stop", ())  # a `lobster run` of ours on this machine
             await pilot.press("enter")
             await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot)
             await wait_until(lambda: "tick 3" in log_text(app), pilot, timeout=10, message="lines stream in")
@@ -262,6 +263,46 @@ async def test_lobster_tui_run_opens_the_live_view_and_s_stops_the_run_and_its_c
                          pilot, message="listed as cancelled")
 
 
+async def test_s_on_a_cli_run_of_another_process_sends_it_sigterm_after_asking(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    marker = f"lobster-tui-remote-stop-{uuid.uuid4().hex[:12]}"
+    workflow = lobster.workdir / "far.lobster"
+    workflow.write_text(
+        f"name: far\nsteps:\n  - id: nap\n    run: echo begun; {sys.executable} -c 'import time; time.sleep(60)' {marker}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "LOBSTER_STATE_DIR": str(lobster.root), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "lobster_tui.cli", "run", "--mode", "tool", str(workflow)],
+                            env=env, cwd=str(lobster.workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    app = make_app(lobster.root)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(lambda: running(marker), pilot, timeout=15, message="child started")
+            await pilot.press("2")
+            runs = app.screen
+            assert isinstance(runs, RunsScreen)
+            await wait_until(lambda: any(run.name == "far" and run.status == "running" for run in runs.run_list.runs),
+                             pilot, timeout=15, message="listed as running")
+            assert runs.check_action("stop", ())
+            await pilot.press("s")
+            await wait_until(lambda: isinstance(app.screen, ConfirmScreen), pilot, message="asked first")
+            confirm = app.screen
+            assert isinstance(confirm, ConfirmScreen) and f"pid {proc.pid}" in " ".join(confirm.lines)
+            await pilot.press("y")
+            await wait_until(lambda: proc.poll() is not None, pilot, timeout=15, message="the CLI ended")
+            await wait_until(lambda: not running(marker), pilot, timeout=10, message="its child ended")
+            runs.action_refresh()
+            await wait_until(lambda: any(run.name == "far" and run.status == "cancelled" for run in runs.run_list.runs),
+                             pilot, timeout=10, message="listed as cancelled")
+            assert not runs.check_action("stop", ())
+    finally:
+        proc.kill()
+        out, _err = proc.communicate(timeout=15)
+    assert proc.returncode == 143
+    assert json.loads(out)["error"] == {"type": "runtime_error", "message": "Received SIGTERM"}
+
+
 async def test_a_run_whose_process_died_reads_interrupted_and_the_list_uses_the_apps_clock(
     lobster: Lobster, make_app: MakeApp
 ) -> None:
@@ -295,7 +336,7 @@ async def test_a_run_whose_process_died_reads_interrupted_and_the_list_uses_the_
         assert runs.run_list.select_run(killed.id)
         await pilot.pause()
         detail = str(runs.query_one("#run-detail", Static).render())
-        assert "interrupted: the process running it is gone" in detail
+        assert "interrupted: its process is gone" in detail
         assert "running" not in str(runs.sub_title)
         assert not runs.check_action("stop", ())
 

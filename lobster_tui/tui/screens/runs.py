@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -43,7 +44,7 @@ class RunsScreen(Screen[None]):
     | :- | :- |
     | `enter` | Open the highlighted run. |
     | `n` | Run a workflow. |
-    | `s` | Stop the highlighted run (asks first; only runs going on in this app). |
+    | `s` | Stop the highlighted run (asks first): one going on in this app, or a `lobster run` elsewhere on this machine. |
     | `r` | Read the runs folder again. |
     """
 
@@ -222,7 +223,7 @@ class RunsScreen(Screen[None]):
             verb = "decide" if run.status == "needs_approval" else "answer"
             text += f"\nwaiting for {what}{ident}: {verb} it in the inbox (1); its log continues here"
         elif run.status == "interrupted":
-            text += "\ninterrupted: the process running it is gone (killed or crashed) and the run never finished"
+            text += "\ninterrupted: its process is gone (killed or crashed); the run never finished"
         detail.update(text)
 
     def action_start_run(self) -> None:
@@ -237,12 +238,25 @@ class RunsScreen(Screen[None]):
     def action_stop(self) -> None:
         """Stop the highlighted run (asks first)."""
         run = self.run_list.highlighted
-        if run is not None:
-            self.lobster.live_runs.request_stop(run.id, name=run_name(run), after=lambda _stopped: self.rescan())
+        if run is None:
+            return
+        live_runs = self.lobster.live_runs
+        pid = _other_runner(run)
+        if not live_runs.can_stop(run.id) and pid is not None:
+            live_runs.request_stop_elsewhere(run.id, pid, name=run_name(run), after=lambda _stopped: self.rescan())
+            return
+        live_runs.request_stop(run.id, name=run_name(run), after=lambda _stopped: self.rescan())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer ``s`` only on a run going on in this app."""
+        """Offer ``s`` on a run going on in this app, or running in another process of this host."""
         if action == "stop":
             run = self.run_list.highlighted if self.is_mounted else None
-            return run is not None and self.lobster.live_runs.can_stop(run.id)
+            return run is not None and (self.lobster.live_runs.can_stop(run.id) or _other_runner(run) is not None)
         return True
+
+
+def _other_runner(run: RunSummary) -> int | None:
+    """The pid of another process of this host running ``run`` (whether it may be signalled is
+    checked when the stop is confirmed)."""
+    pid = run.runner_pid
+    return pid if run.status == "running" and pid is not None and pid != os.getpid() else None
