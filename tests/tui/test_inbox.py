@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
-from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint
+from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, scan_checkpoints
 from lobster_tui.tui.screens.help import HelpScreen
 from lobster_tui.tui.widgets.preview import CheckpointPreview
 
-from tests.tui.helpers import Lobster, MakeApp, settle
+from tests.tui.helpers import Lobster, MakeApp, settle, wait_until
 
 
 def preview_text(app: object) -> str:
@@ -288,3 +290,25 @@ async def test_a_long_list_renders_only_the_rows_on_screen(lobster: Lobster, mak
         await pilot.press("g")
         await pilot.pause()
         assert listing.cursor_row == 0 and listing.scroll_offset.y == 0
+
+
+async def test_the_previews_age_moves_on_with_the_clock_like_the_lists(
+    lobster: Lobster, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lobster.pipeline()
+    # The list repaints ages every 15 s; the preview's header must too (here sooner, for the test).
+    monkeypatch.setattr(CheckpointPreview, "AGE_REFRESH_SECONDS", 0.05, raising=False)
+    [made] = [entry.created_at for entry in scan_checkpoints(lobster.state) if isinstance(entry, Checkpoint)]
+    clock = [made + timedelta(seconds=5)]
+    app = make_app(lobster.root, clock=lambda: clock[0])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one("CheckpointPreview .meta", Static)
+        assert "(5s ago)" in str(header.render())
+        preview = app.screen.query_one(CheckpointPreview)
+        prompt = preview.query_one(".prompt", Static)
+        clock[0] = made + timedelta(hours=3)
+        await wait_until(lambda: "(3h ago)" in str(header.render()), pilot, message="the age moved on")
+        # Only the header line changed: the preview was not rebuilt around it.
+        assert preview.query_one(".meta", Static) is header
+        assert preview.query_one(".prompt", Static) is prompt

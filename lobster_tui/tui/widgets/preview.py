@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -67,6 +67,8 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
     entry: reactive[Entry | None] = reactive(None, recompose=True)
     """The checkpoint shown; None shows a hint."""
 
+    AGE_REFRESH_SECONDS: ClassVar[float] = 15.0
+    """Seconds between two repaints of the header's age (the inbox list repaints its ages as often)."""
 
     def __init__(
         self,
@@ -86,8 +88,24 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         self._clock = clock
         self._full = full
         self._loaded_for: str | None = None
+        self._meta_shown = ""
         # The run's logged events before the gate, once its log has been read.
         self.run_events: list[dict[str, Any]] | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(self.AGE_REFRESH_SECONDS, self.refresh_age)
+
+    def refresh_age(self) -> None:
+        """Repaint the header line's age against the clock; the rest of the preview stays as it is."""
+        entry = self.entry
+        if not isinstance(entry, Checkpoint):
+            return
+        meta = self._meta_text(entry)
+        if meta == self._meta_shown:
+            return  # most ticks: an age in minutes or hours has not moved on
+        for line in self.query("#preview-meta").results(Static):
+            line.update(meta)
+            self._meta_shown = meta
 
     def show(self, entry: Entry | None) -> None:
         """Show a checkpoint (and fetch its run log in the background)."""
@@ -161,10 +179,8 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
             Text.assemble((f"{kind} · ", "bold"), one_line(name, 80), " · ", (entry.step, "bold")),
             classes="title",
         )
-        stamp = entry.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        age = format_age(entry.created_at, self._clock())
-        where = f" · {Path(entry.file_path).name}" if entry.file_path else ""
-        yield Static(f"id {entry.short_id}{where} · {stamp} ({age} ago)", classes="meta")
+        self._meta_shown = self._meta_text(entry)
+        yield Static(self._meta_shown, id="preview-meta", classes="meta", markup=False)
         yield self._section("Prompt")
         yield Static(printable(entry.prompt), classes="prompt")
         if entry.source == "pipeline":
@@ -188,6 +204,13 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
             yield Static(self._limit(pretty_json(entry.response_schema), _JSON_LINES), classes="raw", markup=False)
         yield from self._compose_before(entry)
         yield from self._compose_identity(entry)
+
+    def _meta_text(self, entry: Checkpoint) -> str:
+        """The header line: short id, file, when it was made and how long ago (by the app's clock)."""
+        stamp = entry.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        age = format_age(entry.created_at, self._clock())
+        where = f" · {Path(entry.file_path).name}" if entry.file_path else ""
+        return f"id {entry.short_id}{where} · {stamp} ({age} ago)"
 
     def _limit(self, text: str, lines: int) -> str:
         return text if self._full else _clip_lines(text, lines)
