@@ -9,20 +9,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Header, Label, Static
 
 from lobster_tui.core.checkpoints import Checkpoint
 from lobster_tui.core.jsvalues import UNDEFINED
 
 from ..answer_check import check_value
 from ..formatting import printable
+from ..widgets.key_footer import KeyFooter
 from ..widgets.preview import CheckpointPreview
 from ..widgets.schema_form import SchemaForm
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from ..decisions import DecisionResult
     from ..app import LobsterApp
+    from ..decisions import DecisionResult
 
 
 class AnswerScreen(Screen[None]):
@@ -79,7 +80,7 @@ class AnswerScreen(Screen[None]):
                 defaults = self.checkpoint.defaults if self.checkpoint.has_defaults else UNDEFINED
                 yield SchemaForm(self.checkpoint.response_schema, defaults=defaults, id="answer-form")
                 yield Static("", id="answer-status", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"answer · {self.checkpoint.short_id}"

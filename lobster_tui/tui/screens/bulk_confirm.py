@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Footer, Label, Static
+from textual.widgets import Button, DataTable, Label, Static
 
 from lobster_tui.core.checkpoints import Checkpoint
 
 from ..bulk import BulkPlan, label
 from ..formatting import one_line, printable
+from ..widgets.key_footer import KeyFooter
 from .confirm import ConfirmScreen
 
 
@@ -56,7 +57,7 @@ class BulkConfirmScreen(ConfirmScreen):
                     id="yes",
                     variant="success" if self.tone == "approve" else "error",
                 )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def _skipped_text(self) -> str:
         skipped = self.plan.skipped

@@ -7,10 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from ..decisions import Decision
 from ..formatting import printable
+from ..widgets.key_footer import KeyFooter
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -54,7 +55,7 @@ class ConfirmScreen(ModalScreen[bool]):
                     id="yes",
                     variant="success" if self.tone == "approve" else "error",
                 )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # The safe answer has focus, so enter backs out unless the reviewer moved on purpose.

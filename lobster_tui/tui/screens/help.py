@@ -9,7 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
+
+from ..widgets.key_footer import KeyFooter
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class HelpScreen(ModalScreen[None]):
             facts.append("Deciding always asks first: y confirms, n or esc backs out.")
             facts.append("a approves and x rejects an approval; enter answers an input request; c cancels either.")
             yield Static("\n".join(facts), id="help-facts", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#help-table", DataTable)

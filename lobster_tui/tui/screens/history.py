@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from ..event_lines import theme_colour
 from ..formatting import one_line, printable
 from ..widgets.filter_input import FilterInput
+from ..widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from ..app import LobsterApp
@@ -158,7 +159,7 @@ class HistoryScreen(Screen[None]):
             table: DataTable[Any] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
             yield table
             yield Static("", id="history-detail", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def table(self) -> DataTable[Any]:

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from lobster_tui.core.checkpoints import BrokenCheckpoint, Checkpoint, CheckpointScanner
@@ -19,6 +19,7 @@ from lobster_tui.core.state import APPROVAL_PREFIX, RESUME_PREFIXES
 
 from ..widgets.checkpoint_list import CheckpointList
 from ..widgets.filter_input import FilterInput
+from ..widgets.key_footer import KeyFooter
 from ..widgets.log_panel import LogPanel
 from ..widgets.preview import CheckpointPreview
 
@@ -93,7 +94,7 @@ class InboxScreen(Screen[None]):
                     id="preview",
                 )
                 yield LogPanel(id="log")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def lobster(self) -> LobsterApp:

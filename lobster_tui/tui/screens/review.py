@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, cast
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from lobster_tui.core.checkpoints import Checkpoint
 
 from ..decisions import DecisionKind
+from ..widgets.key_footer import KeyFooter
 from ..widgets.preview import CheckpointPreview
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class ReviewScreen(Screen[None]):
             full=True,
             id="review-preview",
         )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"review · {self.checkpoint.short_id}"

@@ -22,13 +22,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from ..event_feed import EventFeed
 from ..event_lines import theme_colour
 from ..formatting import format_age, one_line
 from ..live_runs import LiveRun
 from ..run_story import TERMINAL, WAITING, RunStory, parse_time, span
+from ..widgets.key_footer import KeyFooter
 from ..widgets.run_list import STATUS_LABELS
 from ..widgets.run_log_view import RunLogView
 from ..widgets.run_timeline import RunTimeline
@@ -77,7 +78,7 @@ class RunViewScreen(Screen[None]):
             with Vertical(id="run-log-pane"):
                 yield RunLogView(self.story, id="run-log")
                 yield Input(placeholder="search the log (enter: find, escape: close)", id="run-search")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def lobster(self) -> LobsterApp:

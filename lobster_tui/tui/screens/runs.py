@@ -12,12 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from lobster_tui.core.run_log import LOG_SUFFIX, RunSummary, list_runs, runs_dir
 
 from ..formatting import one_line
+from ..widgets.key_footer import KeyFooter
 from ..widgets.run_list import RunList, run_name
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class RunsScreen(Screen[None]):
             yield RunList(clock=app.clock, id="runs")
             yield Static(EMPTY_HINT.format(runs_dir=runs_dir(app.state)), id="runs-empty", markup=False)
             yield Static("", id="run-detail", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def lobster(self) -> LobsterApp:

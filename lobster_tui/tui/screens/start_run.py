@@ -19,10 +19,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, OptionList, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..formatting import one_line, printable
+from ..widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from ..app import LobsterApp
@@ -180,7 +181,7 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
             with Horizontal(id="start-buttons"):
                 yield Button("Back (esc)", id="start-cancel", compact=True)
                 yield Button("Run (ctrl+s)", id="start-run", variant="success", compact=True)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         files = self.query_one("#start-files", OptionList)
