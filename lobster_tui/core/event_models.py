@@ -6,8 +6,9 @@ imports pydantic; readers such as the TUI validate those dicts into these models
 ``durationMs``, ...), exactly as :mod:`lobster_tui.core.events` documents them. Unknown extra fields
 are ignored, so a newer writer does not break an older reader.
 
-Besides the runner's events there is :class:`LogNote` (``type: "log_note"``): the log reader yields
-one in place of a line it could not parse, so a damaged log is reported rather than fatal.
+Besides the runner's events there are two the log reader makes: :class:`LogNote` (``type:
+"log_note"``) in place of a line it could not parse, so a damaged log is reported rather than fatal,
+and :class:`RunInterrupted` when a followed log stops mid-run because its runner is gone.
 """
 
 from __future__ import annotations
@@ -126,8 +127,22 @@ class LogNote(_Model):
     message: str
 
 
+class RunInterrupted(_Model):
+    """Produced by the log reader, not the runner: the run's process is gone and its log ends
+    mid-run (``follow_events(..., runner_check=...)``); ``time`` is its last event's."""
+
+    type: Literal["run_interrupted"] = "run_interrupted"
+    run_id: str
+    time: datetime | None = None
+    pid: int | None = None
+    host: str | None = None
+
+
 Event = Annotated[
-    Union[RunStarted, StepStarted, Output, StepFinished, Checkpoint, Resumed, OutputTruncated, RunFinished, LogNote],
+    Union[
+        RunStarted, StepStarted, Output, StepFinished, Checkpoint, Resumed, OutputTruncated, RunFinished, LogNote,
+        RunInterrupted,
+    ],
     Field(discriminator="type"),
 ]
 

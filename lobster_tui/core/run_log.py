@@ -41,7 +41,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -520,18 +520,35 @@ def is_final(event: Mapping[str, Any]) -> bool:
 
 
 def follow_events(
-    state: StateStore, run_id: str, stop: threading.Event | None = None, poll: float = 0.05
+    state: StateStore,
+    run_id: str,
+    stop: threading.Event | None = None,
+    poll: float = 0.05,
+    *,
+    runner_check: float | None = None,
+    now: Callable[[], datetime] | None = None,
 ) -> Iterator[EventDict]:
     """Yield a run's events from the start of its log, then new ones as they are appended.
 
     Ends after a ``run_finished`` that is ok, failed or cancelled, or when ``stop`` is set; a run
     waiting at a checkpoint keeps the follow going, because its resume continues this log. Waits for
     the log to appear if it does not exist yet.
+
+    With ``runner_check`` (seconds) a log that stops mid-segment is not waited on forever: while no
+    new line comes, every ``runner_check`` seconds the follow looks whether the process running the
+    segment is still there (as :func:`list_runs` does, ``now`` being its clock for logs without a
+    pid). Once it is gone and the log has nothing more, the follow yields one ``run_interrupted``
+    event (made by the reader, like ``log_note``: the log itself has no such line) and ends.
     """
     path = log_path(state, run_id)
     handle = None
     pending = b""
     line_number = 0
+    # What the liveness check needs: the newest segment and the last event seen so far.
+    segment: EventDict | None = None
+    last: EventDict | None = None
+    next_check = 0.0
+    gone = False
     try:
         while stop is None or not stop.is_set():
             if handle is None:
@@ -542,17 +559,49 @@ def follow_events(
                     continue
             chunk = handle.read(_FOLLOW_READ_BYTES)
             if not chunk:
+                if runner_check is not None and last is not None and last.get("type") not in ("checkpoint", "run_finished"):
+                    if gone:  # the runner is gone and the read after that found nothing: nothing more will come
+                        yield _interrupted(run_id, segment, last)
+                        return
+                    if time.monotonic() >= next_check:
+                        next_check = time.monotonic() + runner_check
+                        clock = now() if now is not None else _utc_now()
+                        if _runner_gone(segment, os.fstat(handle.fileno()).st_mtime, clock):
+                            gone = True
+                            continue  # one more read: lines the runner wrote just before it went
                 _pause(stop, poll)
                 continue
+            gone = False  # more lines: judge the segment they belong to afresh
             *lines, pending = (pending + chunk).split(b"\n")
             for event in _events_from_lines(run_id, lines, line_number + 1):
                 yield event
                 if is_final(event):
                     return
+                kind = event.get("type")
+                if kind == "run_started":
+                    segment = event
+                if kind != "log_note":
+                    last = event
             line_number += len(lines)
     finally:
         if handle is not None:
             handle.close()
+
+
+def _interrupted(run_id: str, segment: Mapping[str, Any] | None, last: Mapping[str, Any]) -> EventDict:
+    """The reader's ``run_interrupted`` event: when the run was last heard of and who ran it."""
+    event: EventDict = {"type": "run_interrupted", "runId": run_id, "time": last.get("time")}
+    if segment is not None:
+        for key in ("pid", "host"):
+            if segment.get(key) is not None:
+                event[key] = segment[key]
+    return event
+
+
+def _utc_now() -> datetime:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
 
 
 def _pause(stop: threading.Event | None, seconds: float) -> None:
@@ -588,6 +637,8 @@ class RunSummary:
     path: Path
     runner_pid: int | None = None
     """While ``running``: the pid of the process running it, when that is a process of this host."""
+    runner_host: str | None = None
+    """While ``running``: the host its runner logged (any host sharing the state directory)."""
 
     @property
     def waiting(self) -> bool:
@@ -607,6 +658,8 @@ class RunSummary:
             "target": self.target,
             "approvalId": self.approval_id,
             "path": str(self.path),
+            "runnerPid": self.runner_pid,
+            "runnerHost": self.runner_host,
         }
 
 
@@ -628,6 +681,7 @@ def list_runs(state: StateStore, now: datetime | None = None) -> list[RunSummary
 
 def _summarise(path: Path, now: datetime) -> RunSummary | None:
     runner_pid: int | None = None
+    runner_host: str | None = None
     try:
         with open(path, "rb") as handle:
             stat = os.fstat(handle.fileno())
@@ -649,6 +703,8 @@ def _summarise(path: Path, now: datetime) -> RunSummary | None:
                 status = "interrupted" if _runner_gone(segment, stat.st_mtime, now) else "running"
                 if status == "running":
                     runner_pid = _local_pid(segment)
+                    host = segment.get("host") if segment is not None else None
+                    runner_host = host if isinstance(host, str) else None
     except OSError:
         return None  # deleted by retention between the listing and the read
     started_event = next((event for event in head if event.get("type") == "run_started"), {})
@@ -671,6 +727,7 @@ def _summarise(path: Path, now: datetime) -> RunSummary | None:
         approval_id=approval_id,
         path=path,
         runner_pid=runner_pid,
+        runner_host=runner_host,
     )
 
 
@@ -935,6 +992,10 @@ def format_duration(ms: object) -> str:
     return f"{days}d{hours:02d}h"
 
 
+# How often `lobster logs --follow` looks whether a silent run's process is still there.
+_FOLLOW_RUNNER_CHECK = 1.0
+
+
 def logs_command(args: list[str], stdout: TextIO, stderr: TextIO) -> int:
     """``lobster logs <runId> [--follow] [--json]``: a run's transcript, or its raw JSON lines."""
     follow = as_json = False
@@ -955,7 +1016,9 @@ def logs_command(args: list[str], stdout: TextIO, stderr: TextIO) -> int:
     state = StateStore.from_env()
     try:
         run_id = resolve_run_id(state, positional[0])
-        events: Iterator[EventDict] | list[EventDict] = follow_events(state, run_id) if follow else read_events(state, run_id)
+        events: Iterator[EventDict] | list[EventDict] = (
+            follow_events(state, run_id, runner_check=_FOLLOW_RUNNER_CHECK) if follow else read_events(state, run_id)
+        )
     except RunNotFoundError as error:
         stderr.write(f"Error: {error}\n")
         return 1
@@ -1011,4 +1074,13 @@ def format_event(event: Mapping[str, Any]) -> str | None:
         label = {"needs_approval": "waiting for approval", "needs_input": "waiting for input"}.get(str(status), status)
         text = f"== run {label} after {format_duration(event.get('durationMs'))}"
         return text + (f": {_printable(str(event['error']))}" if event.get("error") else "")
+    if kind == "run_interrupted":
+        return f"== run interrupted: {runner_gone_text(event)}"
     return None
+
+
+def runner_gone_text(event: Mapping[str, Any]) -> str:
+    """What a ``run_interrupted`` event says happened, in the Runs list's words."""
+    pid = event.get("pid")
+    who = f" (pid {pid})" if isinstance(pid, int) and not isinstance(pid, bool) else ""
+    return f"its process{who} is gone (killed or crashed); the run never finished"

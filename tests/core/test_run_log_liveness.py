@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from lobster_tui.core.events import runner_process
-from lobster_tui.core.run_log import RunLogWriter, list_runs, log_path, read_events, runs_dir
+from lobster_tui.core.run_log import RunLogWriter, follow_events, list_runs, log_path, read_events, runs_dir
 from lobster_tui.core.runner import RunContext, run_workflow
 from lobster_tui.core.state import StateStore
 
@@ -212,3 +212,85 @@ def test_a_cli_run_stopped_with_sigint_is_logged_cancelled_and_prints_the_runtim
     [run] = list_runs(state)
     assert run.status == "cancelled"
     assert read_events(state, run.id)[-1]["error"] == "Received SIGINT"
+
+
+# -- following a run whose runner dies ------------------------------------------------------------
+
+
+def follow_in_thread(state: StateStore, run_id: str, **options: Any) -> tuple[list[dict[str, Any]], threading.Thread,
+                                                                              threading.Event]:
+    """Follow a log in a thread (the TUI's way); the test sets the returned event if it must give up."""
+    seen: list[dict[str, Any]] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=lambda: seen.extend(follow_events(state, run_id, stop, poll=0.01, **options)),
+                              daemon=True)
+    thread.start()
+    return seen, thread, stop
+
+
+def test_following_a_cli_run_ends_with_run_interrupted_when_its_runner_is_killed_while_watched(
+    state: StateStore, tmp_path: Path
+) -> None:
+    workflow = tmp_path / "sleepy.lobster"
+    workflow.write_text(SLEEPY, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "lobster_tui.cli", "run", "--mode", "tool", str(workflow)],
+                            env=cli_env(state), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: any(run.current_step == "nap" for run in list_runs(state)), message="step started")
+        [run] = list_runs(state)
+        seen, thread, stop = follow_in_thread(state, run.id, runner_check=0.05)
+        wait_until(lambda: any(event.get("line") == "begun" for event in seen), message="the follower is caught up")
+        assert thread.is_alive()  # a live runner: the follow waits for more
+        proc.kill()
+        thread.join(timeout=15)
+        stop.set()
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert not thread.is_alive(), "the follow kept waiting for a dead runner"
+    last = seen[-1]
+    assert last["type"] == "run_interrupted" and last["runId"] == run.id
+    assert last["pid"] == proc.pid and last["host"] == os.uname().nodename
+    assert last["time"] == seen[-2]["time"]  # when the run was last heard of
+    assert [event["type"] for event in seen].count("run_interrupted") == 1
+    assert [event for event in seen[:-1] if event["type"] != "output"] == [
+        event for event in read_events(state, run.id) if event["type"] != "output"]
+    # The file itself says nothing of it: the reader made the event.
+    assert read_events(state, run.id)[-1]["type"] != "run_interrupted"
+    # Opened after the fact, the follow reads the whole log and then says the same.
+    after = list(follow_events(state, run.id, threading.Event(), poll=0.01, runner_check=0.05))
+    assert after == seen
+
+
+def test_a_follow_waits_on_a_run_at_a_checkpoint_and_on_a_live_runner_even_when_checking(state: StateStore) -> None:
+    now = datetime.now(timezone.utc)
+    here = runner_process()
+    checkpoint = {"type": "checkpoint", "runId": "gated", "seq": 3, "time": stamp(now), "kind": "approval",
+                  "stateKey": "k", "approvalId": "ab12cd", "prompt": "go?"}
+    # Its runner is long gone, but a run at a checkpoint is waiting for a decision, not running.
+    write_log(state, "gated", [started("gated", now, pid=dead_pid(), host=here["host"]), step("gated", now, 2),
+                               checkpoint])
+    write_log(state, "alive", [started("alive", now, **here), step("alive", now, 2)])  # this process runs it
+    followers = {run_id: follow_in_thread(state, run_id, runner_check=0.01) for run_id in ("gated", "alive")}
+    try:
+        # Many checks go by (the thread looks every 10 ms); neither follow may end.
+        wait_until(lambda: all(len(seen) == 3 - (run_id == "alive") for run_id, (seen, _t, _s) in followers.items()),
+                   message="both read")
+        for _ in range(20):
+            time.sleep(0.02)
+            assert all(thread.is_alive() for _seen, thread, _stop in followers.values())
+    finally:
+        for _seen, thread, stop in followers.values():
+            stop.set()
+            thread.join(timeout=5)
+    assert all(event["type"] != "run_interrupted" for seen, _t, _s in followers.values() for event in seen)
+
+
+def test_without_runner_check_a_follow_of_a_dead_run_keeps_waiting_as_before(state: StateStore) -> None:
+    now = datetime.now(timezone.utc)
+    write_log(state, "dead", [started("dead", now, pid=dead_pid(), host=os.uname().nodename), step("dead", now, 2)])
+    seen, thread, stop = follow_in_thread(state, "dead")
+    wait_until(lambda: len(seen) == 2, message="read")
+    stop.set()
+    thread.join(timeout=5)
+    assert [event["type"] for event in seen] == ["run_started", "step_started"]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +240,37 @@ def test_retention_keeps_a_run_waiting_for_approval(lobster: LobsterCli, gated: 
     runs = runs_json(lobster)
     assert [run["name"] for run in runs] == ["quick", "gated"]
     assert runs[1]["id"] == waiting_id and runs[1]["status"] == "needs_approval"
+
+
+SLEEPY = "name: sleepy\nsteps:\n  - id: nap\n    run: echo begun; sleep 30\n"
+
+
+def test_a_killed_runner_reads_interrupted_in_runs_and_ends_logs_follow(
+    lobster: LobsterCli, state_dir: Path, tmp_path: Path
+) -> None:
+    workflow = tmp_path / "sleepy.yaml"
+    workflow.write_text(SLEEPY)
+    proc = start_cli(state_dir, tmp_path, "run", "--mode", "tool", str(workflow))
+    try:
+        deadline = time.monotonic() + 15
+        while not any(run["currentStep"] == "nap" for run in runs_json(lobster)):
+            assert time.monotonic() < deadline, "the run never reached its step"
+            time.sleep(0.05)
+        [run] = runs_json(lobster)
+        # While it runs, --json says who runs it.
+        assert (run["status"], run["runnerPid"], run["runnerHost"]) == ("running", proc.pid, os.uname().nodename)
+    finally:
+        proc.kill()  # outright: no run_finished is ever written
+        proc.communicate(timeout=15)
+    [run] = runs_json(lobster)
+    assert (run["status"], run["runnerPid"], run["runnerHost"]) == ("interrupted", None, None)
+    header, row = lobster("runs").stdout.splitlines()
+    assert row.startswith(run["id"]) and " interrupted " in row
+    # A follow does not wait for a runner that is gone: it says so and ends.
+    followed = lobster("logs", run["id"], "--follow", timeout=30)
+    assert followed.code == 0, followed.stderr
+    lines = followed.stdout.splitlines()
+    assert "    begun" in lines
+    assert lines[-1] == f"== run interrupted: its process (pid {proc.pid}) is gone (killed or crashed); the run never finished"
+    # The log itself is unchanged: a plain read ends where the runner stopped writing.
+    assert "interrupted" not in lobster("logs", run["id"]).stdout
