@@ -119,6 +119,11 @@ def event_text(event: Mapping[str, Any], styles: EventStyles, *, width: int = 16
         return text
     if kind == "log_note":
         return Text(f"  (log: {one_line(str(event.get('message', '')), width)})", styles.muted)
+    if kind == "run_interrupted":
+        from lobster_tui.core.run_log import runner_gone_text
+
+        return Text.assemble(("↯ ", styles.error), ("run interrupted: ", styles.error),
+                             (runner_gone_text(event), styles.muted))
     return None
 
 

@@ -37,10 +37,12 @@ LogLine = tuple[int, Any]
 # Events that get a line of their own in the log (the rest only feed the timeline).
 SHOWN_EVENTS = frozenset({
     "run_started", "resumed", "step_started", "step_finished", "checkpoint", "run_finished",
-    "output_truncated", "log_note",
+    "output_truncated", "log_note", "run_interrupted",
 })
 
-TERMINAL = frozenset({"ok", "failed", "cancelled"})
+# A story ends for good when its run finished, or when the log ends mid-run because its runner is
+# gone ("interrupted", from the follower's run_interrupted event: nothing more will be written).
+TERMINAL = frozenset({"ok", "failed", "cancelled", "interrupted"})
 WAITING = frozenset({"needs_approval", "needs_input"})
 
 
@@ -92,10 +94,12 @@ class RunStory:
     args: Any = None
     status: str = "starting"
     """``starting`` (no event yet), ``running``, ``needs_approval``/``needs_input``, ``ok``,
-    ``failed`` or ``cancelled``."""
+    ``failed``, ``cancelled``, or ``interrupted`` (its runner is gone and the log ends mid-run)."""
     started: str | None = None
     finished: str | None = None
     error: str | None = None
+    interruption: str | None = None
+    """Once ``interrupted``: what happened to the runner, in the Runs list's words."""
     segments_finished: int = 0
     """How many ``run_finished`` events went by (one per segment between checkpoints)."""
     timeline: list[TimelineEntry] = field(default_factory=list)
@@ -257,6 +261,16 @@ class RunStory:
                 for step in self.steps:
                     if step.status == "running":
                         step.status = "failed" if self.status != "ok" else "ok"
+        elif kind == "run_interrupted":
+            from lobster_tui.core.run_log import runner_gone_text
+
+            self.status = "interrupted"
+            self.finished = _text(event.get("time"))
+            self.interruption = runner_gone_text(event)
+            # Its steps stopped where the runner died; none of them goes on running.
+            for step in self.steps:
+                if step.status == "running":
+                    step.status = "interrupted"
         if kind in SHOWN_EVENTS:
             self._add(EVENT, dict(event))
         self.version += 1

@@ -264,7 +264,7 @@ def test_a_killed_runner_reads_interrupted_in_runs_and_ends_logs_follow(
         proc.communicate(timeout=15)
     [run] = runs_json(lobster)
     assert (run["status"], run["runnerPid"], run["runnerHost"]) == ("interrupted", None, None)
-    header, row = lobster("runs").stdout.splitlines()
+    _header, row = lobster("runs").stdout.splitlines()
     assert row.startswith(run["id"]) and " interrupted " in row
     # A follow does not wait for a runner that is gone: it says so and ends.
     followed = lobster("logs", run["id"], "--follow", timeout=30)

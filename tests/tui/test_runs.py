@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from textual.command import CommandList
 from textual.widgets import Input, Static
 
@@ -339,6 +340,13 @@ async def test_a_run_whose_process_died_reads_interrupted_and_the_list_uses_the_
         assert "interrupted: its process is gone" in detail
         assert "running" not in str(runs.sub_title)
         assert not runs.check_action("stop", ())
+        # The run view judges the pid-less log by the same clock: interrupted, not running forever.
+        assert runs.run_list.select_run("0ldstyle0000")
+        await pilot.press("enter")
+        view = app.screen
+        assert isinstance(view, RunViewScreen)
+        await wait_until(lambda: view.story.status == "interrupted", pilot, timeout=10, message="the view agrees")
+        assert str(view.query_one("#run-summary", Static).render()).startswith("↯ interrupted  legacy")
 
 
 async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobster: Lobster, make_app: MakeApp) -> None:
@@ -383,3 +391,63 @@ async def test_a_run_halted_at_an_approval_and_resumed_reads_as_one_story(lobste
         await pilot.pause()
         assert not view.log_view.following
         assert any(line.startswith("● archive") for line in view.log_view.visible_text())
+
+
+async def test_the_run_view_reads_interrupted_when_the_runner_dies_while_watched_and_stops_following(
+    lobster: Lobster, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The view looks every 2 s whether a silent run's runner is still there; sooner here.
+    monkeypatch.setattr(RunViewScreen, "RUNNER_CHECK_INTERVAL", 0.05, raising=False)
+    workflow = lobster.workdir / "sleepy.lobster"
+    workflow.write_text("name: sleepy\nsteps:\n  - id: nap\n    run: echo begun; sleep 30\n", encoding="utf-8")
+    env = {**os.environ, "LOBSTER_STATE_DIR": str(lobster.root), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "lobster_tui.cli", "run", "--mode", "tool", str(workflow)],
+                            env=env, cwd=str(lobster.workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await wait_until_sync(lambda: any(run.current_step == "nap" for run in list_runs(lobster.state)))
+        app = make_app(lobster.root)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.press("2")
+            runs = app.screen
+            assert isinstance(runs, RunsScreen)
+            await wait_until(lambda: [run.status for run in runs.run_list.runs] == ["running"], pilot, timeout=10)
+            await pilot.press("enter")
+            view = app.screen
+            assert isinstance(view, RunViewScreen)
+            await wait_until(lambda: "begun" in log_text(app), pilot, timeout=10, message="caught up")
+
+            def following() -> bool:
+                return any(worker.group == "run-follow" and not worker.is_finished for worker in app.workers)
+
+            def summary() -> str:
+                return str(view.query_one("#run-summary", Static).render())
+
+            # Alive, it is running (however often the view looks) and the follow goes on.
+            for _ in range(10):
+                await pilot.pause(0.02)
+            assert view.story.status == "running" and following()
+            assert summary().startswith("● running")
+
+            proc.kill()  # outright: no run_finished is ever written
+            proc.wait(timeout=10)
+            await wait_until(lambda: view.story.status == "interrupted", pilot, timeout=10, message="interrupted")
+            await wait_until(lambda: not following(), pilot, timeout=10, message="the follow ended")
+            await pilot.pause()
+            first, second = summary().splitlines()
+            assert first.startswith("↯ interrupted  sleepy") and "running" not in first
+            assert second == f"its process (pid {proc.pid}) is gone (killed or crashed); the run never finished"
+            [row] = [str(option.prompt) for option in view.timeline.options]
+            assert row.startswith("↯ nap") and "interrupted" in row and "running" not in row
+            assert any(line.startswith("↯ run interrupted") for line in view.log_view.visible_text())
+            # The list says the same; opened again, the view reads the log and ends the same way.
+            await pilot.press("escape")
+            runs.action_refresh()
+            await wait_until(lambda: [run.status for run in runs.run_list.runs] == ["interrupted"], pilot, timeout=10)
+            await pilot.press("enter")
+            again = app.screen
+            assert isinstance(again, RunViewScreen) and again is not view
+            await wait_until(lambda: again.story.status == "interrupted", pilot, timeout=10, message="reopened")
+            assert "begun" in log_text(app)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)

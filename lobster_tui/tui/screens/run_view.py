@@ -7,8 +7,10 @@ Where the events come from:
   halts at a checkpoint, the view goes on following its log, where a resume appends;
 - any other run (another terminal, an earlier session, a decision's resume) is read from its run
   log by :func:`~lobster_tui.core.run_log.follow_events` in a thread worker: a finished run reads
-  start to end across its checkpoints, a live one keeps following. Events cross to the UI through
-  a bounded :class:`~lobster_tui.tui.event_feed.EventFeed` drained on a timer.
+  start to end across its checkpoints, a live one keeps following until it finishes or its runner
+  is gone (killed or crashed: the follow ends with ``run_interrupted`` and the view reads
+  "interrupted", as the Runs list does). Events cross to the UI through a bounded
+  :class:`~lobster_tui.tui.event_feed.EventFeed` drained on a timer.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ class RunViewScreen(Screen[None]):
 
     PUMP_INTERVAL: ClassVar[float] = 0.05
     """Seconds between two looks for new events (a batch at a time, never once per line)."""
+
+    RUNNER_CHECK_INTERVAL: ClassVar[float] = 2.0
+    """Seconds between two looks, while a followed log is silent mid-run, at whether its runner
+    is still there (a runner can die while you watch); as often as the Runs list re-reads."""
 
     def __init__(self, run_id: str | None, live: LiveRun | None = None) -> None:
         super().__init__()
@@ -126,7 +132,10 @@ class RunViewScreen(Screen[None]):
 
         skipped = 0
         try:
-            for event in follow_events(self.lobster.state, run_id, self._stop, poll=0.05):
+            # With the app's clock, so a log without a pid reads interrupted here when the list says so.
+            events = follow_events(self.lobster.state, run_id, self._stop, poll=0.05,
+                                   runner_check=self.RUNNER_CHECK_INTERVAL, now=self.lobster.clock)
+            for event in events:
                 if skipped < skip_segments:
                     if event.get("type") == "run_finished":
                         skipped += 1
@@ -197,7 +206,8 @@ class RunViewScreen(Screen[None]):
         variables = self.app.theme_variables
         now = self.lobster.clock()
         status = story.status
-        colour = {"running": "accent", "ok": "success", "failed": "error", "cancelled": "error"}.get(
+        colour = {"running": "accent", "ok": "success", "failed": "error", "cancelled": "error",
+                  "interrupted": "error"}.get(
             status, "warning" if status in WAITING else ""
         )
         style = (theme_colour(variables, colour) or "") if colour else "dim"
@@ -208,13 +218,18 @@ class RunViewScreen(Screen[None]):
         if started is not None:
             text.append(f"  started {format_age(started, now)} ago", "dim")
         duration = span(story.duration_ms(now))
-        if duration:
+        if duration and status == "interrupted":
+            # Its runner died some time after the last event it logged; when exactly, nobody wrote down.
+            text.append(f" · last event after {duration}", "dim")
+        elif duration:
             text.append(f" · took {duration}" if status in TERMINAL else f" · {duration}", "dim")
         if story.run_id:
             text.append(f" · run {story.run_id}", "dim")
         second = ""
         if story.error:
             second = one_line(story.error, 200)
+        elif story.interruption and status == "interrupted":
+            second = story.interruption
         elif status in WAITING:
             if status == "needs_approval":
                 second = "waiting for approval: decide it in the inbox (1); this view follows the resumed run"
@@ -224,7 +239,8 @@ class RunViewScreen(Screen[None]):
             second = one_line(story.target, 200)
         if second:
             text.append("\n")
-            text.append(second, (theme_colour(variables, "error") or "bold") if story.error else "dim")
+            alarming = story.error or status == "interrupted"
+            text.append(second, (theme_colour(variables, "error") or "bold") if alarming else "dim")
         if text.plain != self._summary_plain:  # an update costs a layout: only when it changed
             self._summary_plain = text.plain
             self.query_one("#run-summary", Static).update(text)

@@ -17,7 +17,7 @@ from ..event_lines import theme_colour
 from ..formatting import one_line
 from ..run_story import CheckpointEntry, RunStory, StepEntry, elapsed_ms, span
 
-STEP_MARKS = {"running": "●", "ok": "✓", "failed": "✗", "skipped": "↷", "timed_out": "⏱"}
+STEP_MARKS = {"running": "●", "ok": "✓", "failed": "✗", "skipped": "↷", "timed_out": "⏱", "interrupted": "↯"}
 DECISION_WORDS = {"approve": "approved", "reject": "rejected", "answer": "answered", "cancel": "cancelled"}
 
 
