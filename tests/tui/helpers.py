@@ -168,8 +168,10 @@ async def settle(app: LobsterApp, pilot: Any, rounds: int = 3) -> None:
 
     Unlike a bare ``wait_for_complete()``, a scan cancelled by a newer scan (exclusive workers)
     does not end the wait with ``WorkerCancelled``, and the directory watchers are not waited for.
-    A worker that fails still fails the test.
+    A worker that fails still fails the test. The inbox's first scan is always waited for.
     """
+    # The inbox's first scan starts after the first frame: wait until its result is on screen.
+    await wait_until(lambda: bool(app.inbox.sub_title), pilot, timeout=30, message="the inbox's first scan")
     for _ in range(rounds):
         busy = [w for w in app.workers if w.group not in FOLLOWERS and not w.is_finished]
         if busy:

@@ -72,13 +72,14 @@ async def test_corrupt_state_file_is_a_marked_row_not_a_crash(lobster: Lobster, 
     app = make_app(lobster.root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
+        # The first scan starts after the first frame: on a loaded machine it may still be on its way.
+        await wait_until(lambda: len(app.inbox.checkpoint_list.entries) == 2, pilot, timeout=20, message="scan")
         entries = app.inbox.checkpoint_list.entries
         bad = [e for e in entries if isinstance(e, BrokenCheckpoint)]
         assert len(bad) == 1 and "not valid JSON" in bad[0].reason
         assert app.sub_title == "1 pending · 1 broken"
         assert app.inbox.checkpoint_list.select_key(bad[0].state_key)
-        await pilot.pause()
-        assert "Unreadable checkpoint" in preview_text(app)
+        await wait_until(lambda: "Unreadable checkpoint" in preview_text(app), pilot, timeout=20, message="preview")
         assert "not valid JSON" in preview_text(app)
         # Approve and reject do not apply; enter does not open it.
         await pilot.press("a", "x", "enter")
