@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +36,12 @@ from lobster_tui.core.run_log import (
     runs_dir,
 )
 from lobster_tui.core.state import StateStore
+from tests.core.polling import wait_until
 
 
 @pytest.fixture
 def state(tmp_path: Path) -> StateStore:
     return StateStore(tmp_path / "state")
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
 
 
 def start_run(events: RunEvents, name: str = "demo") -> None:

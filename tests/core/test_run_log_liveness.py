@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from lobster_tui.core.events import runner_process
 from lobster_tui.core.run_log import RunLogWriter, follow_events, list_runs, log_path, read_events, runs_dir
 from lobster_tui.core.runner import RunContext, run_workflow
 from lobster_tui.core.state import StateStore
+from tests.core.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,12 +33,6 @@ def state(tmp_path: Path) -> StateStore:
     return StateStore(tmp_path / "state")
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 15.0, message: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{message}: not met in time")
-        time.sleep(0.02)
 
 
 def status_of(state: StateStore, run_id: str, now: datetime | None = None) -> str | None:

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from lobster_tui.core.run_log import list_runs, log_path, read_events, runs_dir
 from lobster_tui.core.runner_signal import is_lobster_cli_run, stop_other_runner
 from lobster_tui.core.state import StateStore
+from tests.core.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 HOST = os.uname().nodename
@@ -31,12 +31,6 @@ def state(tmp_path: Path) -> StateStore:
     return StateStore(tmp_path / "state")
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 15.0, message: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{message}: not met in time")
-        time.sleep(0.02)
 
 
 def stamp(moment: datetime) -> str:
