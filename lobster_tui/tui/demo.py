@@ -23,10 +23,9 @@ def make_demo_state(base: Path | None = None, env: Mapping[str, str] | None = No
     The workflow files are copied next to the state directory first, so the checkpoints keep
     pointing at files that exist for as long as the demo folder does.
     """
+    from lobster_tui.core.run_log import log_subscriber_for
     from lobster_tui.core.runner import RunContext, run_pipeline, run_workflow
     from lobster_tui.core.state import StateStore
-
-    from lobster_tui.core.run_log import log_subscriber_for
 
     root = Path(base) if base is not None else Path(tempfile.mkdtemp(prefix="lobster-demo-"))
     workflows = root / "workflows"

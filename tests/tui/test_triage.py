@@ -102,8 +102,8 @@ async def test_bulk_approves_five_in_one_action_and_skips_the_input_request(
         assert app.focused is not None and app.focused.id == "no"
         rows = [modal.query_one("#bulk-items").get_row_at(i) for i in range(5)]  # type: ignore[attr-defined]
         assert sorted(row[3] for row in rows) == sorted(ids)
-        assert {row[1] for row in rows} == {"gate"}
-        assert {row[2] for row in rows} == {f"Ship release {n}?" for n in range(1, 6)}
+        assert {str(row[1]) for row in rows} == {"gate"}
+        assert {str(row[2]) for row in rows} == {f"Ship release {n}?" for n in range(1, 6)}
         skipped = str(modal.query_one("#bulk-skipped").render())
         assert "release-notes › review" in skipped and "never answered in bulk" in skipped
         await pilot.press("y")

@@ -76,7 +76,7 @@ class AnswerScreen(Screen[None]):
                 id="answer-preview",
             )
             with Vertical(id="answer-pane"):
-                yield Label(f"Answer for {printable(self.checkpoint.step)}", classes="section-title")
+                yield Label(f"Answer for {printable(self.checkpoint.step)}", classes="section-title", markup=False)
                 defaults = self.checkpoint.defaults if self.checkpoint.has_defaults else UNDEFINED
                 yield SchemaForm(self.checkpoint.response_schema, defaults=defaults, id="answer-form")
                 yield Static("", id="answer-status", markup=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Label, Static
@@ -44,7 +45,7 @@ class BulkConfirmScreen(ConfirmScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog", classes=f"-{self.tone} -bulk"):
-            yield Label(printable(self.title_text), id="confirm-title")
+            yield Label(printable(self.title_text), id="confirm-title", markup=False)
             table: DataTable[str] = DataTable(id="bulk-items", cursor_type="row", zebra_stripes=True, show_cursor=False)
             yield table
             if self.plan.skipped:
@@ -87,12 +88,13 @@ class BulkConfirmScreen(ConfirmScreen):
         workflow = max(8, int((spare - step) * 0.35))
         return {"workflow": workflow, "step": step, "prompt": max(10, spare - step - workflow), "id": 8}
 
-    def _row(self, checkpoint: Checkpoint) -> tuple[str, str, str, str]:
+    def _row(self, checkpoint: Checkpoint) -> tuple[Text, Text, Text, str]:
         w = self._widths
         name = checkpoint.workflow if checkpoint.source == "workflow" else f"$ {checkpoint.workflow}"
+        # Text, not str: a DataTable reads a str cell as markup, and a prompt may hold "[/tmp]".
         return (
-            one_line(name, w["workflow"]),
-            one_line(checkpoint.step, w["step"]),
-            one_line(checkpoint.prompt, w["prompt"]),
+            Text(one_line(name, w["workflow"])),
+            Text(one_line(checkpoint.step, w["step"])),
+            Text(one_line(checkpoint.prompt, w["prompt"])),
             checkpoint.short_id,
         )

@@ -46,8 +46,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog", classes=f"-{self.tone}"):
-            yield Label(printable(self.title_text), id="confirm-title")
-            yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary")
+            yield Label(printable(self.title_text), id="confirm-title", markup=False)
+            yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary", markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("No (n)", id="no", variant="primary")
                 yield Button(

@@ -296,7 +296,7 @@ class HistoryScreen(Screen[None]):
             who,
             Text(decision, style=(theme_colour(variables, tone) or "") if tone else ""),
             where,
-            one_line(str(entry.get("prompt") or ""), w["prompt"]),
+            Text(one_line(str(entry.get("prompt") or ""), w["prompt"])),  # Text: a str cell is markup
             Text(one_line(outcome, w["outcome"]), style=outcome_style or ""),
         ]
 

@@ -258,7 +258,7 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
         box = self.query_one("#start-args", VerticalScroll)
         box.remove_children()
         title = info.name or Path(info.path).name
-        widgets: list[Static | Label | Input] = [Label(printable(one_line(title, 60)), classes="section-title")]
+        widgets: list[Static | Label | Input] = [Label(printable(one_line(title, 60)), classes="section-title", markup=False)]
         if info.problem:
             widgets.append(Static(printable(info.problem), classes="-error", markup=False))
         else:
@@ -269,7 +269,7 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
             for index, field in enumerate(info.args):
                 kind = "JSON" if field.is_json else "text"
                 label = f"{field.name}  ({kind})"
-                widgets.append(Label(printable(label), classes="arg-label"))
+                widgets.append(Label(printable(label), classes="arg-label", markup=False))
                 if field.description:
                     widgets.append(Static(printable(field.description), classes="hint", markup=False))
                 widgets.append(Input(field.initial_text, id=f"arg-{form}-{index}", classes="arg-input", compact=True))

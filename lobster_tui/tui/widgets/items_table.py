@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import DataTable
 
 from ..formatting import cell_text
@@ -36,6 +37,6 @@ class ItemsTable(DataTable):
     def on_mount(self) -> None:
         columns = record_columns(self._items)
         for column in columns:
-            self.add_column(cell_text(column), key=column)
+            self.add_column(Text(cell_text(column)), key=column)
         for index, item in enumerate(self._items, start=1):
-            self.add_row(*(cell_text(item[c]) if c in item else "" for c in columns), label=str(index))
+            self.add_row(*(Text(cell_text(item[c])) if c in item else "" for c in columns), label=str(index))

@@ -162,9 +162,9 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
     def _compose_broken(self, entry: BrokenCheckpoint) -> ComposeResult:
         yield Static(Text.assemble(("✗ Unreadable checkpoint ", "bold"), entry.state_key), classes="title -error")
         yield self._section("Why")
-        yield Static(printable(entry.reason), classes="-error")
+        yield Static(printable(entry.reason), classes="-error", markup=False)
         yield self._section("File")
-        yield Static(entry.path.name)
+        yield Static(entry.path.name, markup=False)
         yield Static(
             "It cannot be approved or answered. Press c to delete it, or repair the file; "
             "the inbox picks up the change by itself.",
@@ -182,12 +182,12 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         self._meta_shown = self._meta_text(entry)
         yield Static(self._meta_shown, id="preview-meta", classes="meta", markup=False)
         yield self._section("Prompt")
-        yield Static(printable(entry.prompt), classes="prompt")
+        yield Static(printable(entry.prompt), classes="prompt", markup=False)
         if entry.source == "pipeline":
             yield self._section("Pipeline")
             yield Static(printable(entry.workflow), classes="raw", markup=False)
         if entry.note:
-            yield Static(printable(entry.note), classes="-error")
+            yield Static(printable(entry.note), classes="-error", markup=False)
         if entry.kind == "approval":
             yield from self._compose_items(entry)
             if entry.preview:
@@ -289,10 +289,10 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
         who = self._approver or "not set (use --approver or LOBSTER_APPROVAL_APPROVED_BY)"
         source = f" ({self._approver_source})" if self._approver and self._approver_source else ""
         rules.append(f"You are: {who}{source}")
-        yield Static("\n".join(printable(rule) for rule in rules), classes="identity")
+        yield Static("\n".join(printable(rule) for rule in rules), classes="identity", markup=False)
         if entry.kind == "approval":
             problem = identity_problem(entry, self._approver)
             if problem:
-                yield Static(f"✗ You may not approve: {printable(problem)}", classes="-error identity-verdict")
+                yield Static(f"✗ You may not approve: {printable(problem)}", classes="-error identity-verdict", markup=False)
             else:
                 yield Static("✓ You may approve this.", classes="-ok identity-verdict")

@@ -201,10 +201,10 @@ class RunList(DataTable):
         started = parse_time(run.started)
         return [
             Text(STATUS_LABELS.get(run.status, run.status), style=style),
-            one_line(run_name(run), widths["name"]),
+            Text(one_line(run_name(run), widths["name"])),  # Text: a str cell is read as markup
             format_age(started, now) if started else "-",
             span(run_duration(run, now)) or "-",
-            one_line(run.current_step or "-", widths["step"]),
+            Text(one_line(run.current_step or "-", widths["step"])),
             run.id[:12],
             Text(_clip_left(run.target or "", widths["target"]), style="dim"),
         ]

@@ -1,0 +1,76 @@
+"""Text from workflows and runs is shown as written, never read as Textual or Rich markup.
+
+A prompt such as ``Delete [/tmp] files?`` is a closing markup tag with no opening one: read as
+markup it raised MarkupError during layout and took the whole app down. Every screen that shows
+such text goes through here: the inbox preview, the confirm modal, the review screen with its
+items table, the bulk confirmation, History and Runs.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Static
+
+from lobster_tui.tui.screens.bulk_confirm import BulkConfirmScreen
+from lobster_tui.tui.screens.confirm import ConfirmScreen
+from lobster_tui.tui.screens.review import ReviewScreen
+from tests.tui.helpers import Lobster, MakeApp, settle, wait_until
+
+PROMPT = "Delete [/tmp] and [bold]x[/bold] files? [link=x]"
+WORKFLOW = f"""\
+name: "[/cleanup]"
+steps:
+  - id: list
+    run: echo '[{{"path":"[/var/log]","why":"[b]old"}}]'
+  - id: gate
+    approval:
+      prompt: "{PROMPT}"
+      items: $list.json
+"""
+
+
+def all_text(app: object) -> str:
+    """Every Static and DataTable cell on the current screen, as plain text."""
+    screen = app.screen  # type: ignore[attr-defined]
+    parts = [str(static.render()) for static in screen.query(Static)]
+    for table in screen.query(DataTable):
+        for row in range(table.row_count):
+            parts.extend(str(cell) for cell in table.get_row_at(row))
+    return "\n".join(parts)
+
+
+async def test_brackets_in_prompts_items_and_names_are_shown_literally_on_every_screen(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    lobster.workflow("markup", text=WORKFLOW)
+    lobster.workflow("markup-2", text=WORKFLOW)
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert len(app.inbox.checkpoint_list.entries) == 2
+        # The preview of the highlighted checkpoint (it crashed here).
+        await wait_until(lambda: PROMPT in all_text(app), pilot, timeout=20, message="preview shows the prompt")
+        # The confirm modal names the prompt; n leaves it.
+        await pilot.press("a")
+        await wait_until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        assert "[/tmp]" in all_text(app) or "[/tmp]" in str(app.screen.query_one("#confirm-title", Static).render())
+        await pilot.press("n")
+        # The review screen, with the items as a table.
+        await pilot.press("enter")
+        await wait_until(lambda: isinstance(app.screen, ReviewScreen), pilot)
+        await pilot.pause()
+        assert "[/var/log]" in all_text(app) and "[b]old" in all_text(app)
+        await pilot.press("escape")
+        # Both marked, one bulk confirmation listing both prompts.
+        await pilot.press("asterisk", "A")
+        await wait_until(lambda: isinstance(app.screen, BulkConfirmScreen), pilot)
+        assert all_text(app).count("[/tmp]") >= 2
+        await pilot.press("y")
+        await wait_until(lambda: not app.inbox.checkpoint_list.entries, pilot, timeout=30, message="both approved")
+        await settle(app, pilot)
+        # History lists the decisions with their prompts; Runs lists the runs by name.
+        await pilot.press("3")
+        await wait_until(lambda: "[/tmp]" in all_text(app), pilot, timeout=20, message="history shows the prompt")
+        await pilot.press("escape")
+        await pilot.press("2")
+        await wait_until(lambda: "[/cleanup]" in all_text(app), pilot, timeout=20, message="runs show the name")
+    assert app.return_code in (None, 0)
