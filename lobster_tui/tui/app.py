@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
@@ -132,6 +133,23 @@ class LobsterApp(App[None]):
             self.inbox.rescan()
             return
         self.push_screen(ReviewScreen(entry) if entry.kind == "approval" else _answer_screen(entry))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast whose message is shown as written, whatever the caller asked.
+
+        Messages carry prompts, file names and runner errors from workflows; read as markup, a
+        "[/tmp]" in one raised MarkupError in the toast and crashed the app. Nothing here uses
+        markup in a notification, so it is off for every caller (widgets' ``notify`` included).
+        """
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # -- deciding -------------------------------------------------------------------------------------
 

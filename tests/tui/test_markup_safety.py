@@ -74,3 +74,18 @@ async def test_brackets_in_prompts_items_and_names_are_shown_literally_on_every_
         await pilot.press("2")
         await wait_until(lambda: "[/cleanup]" in all_text(app), pilot, timeout=20, message="runs show the name")
     assert app.return_code in (None, 0)
+
+
+async def test_notifications_never_read_their_text_as_markup(lobster: Lobster, make_app: MakeApp) -> None:
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        # From the app and from a widget (which passes markup=True explicitly to the app).
+        app.notify("step failed: rm: cannot remove '[/tmp]'", title="[/oops]")
+        app.inbox.checkpoint_list.notify("Not watching [/state]: gone", severity="warning")
+        await pilot.pause()
+        # Headless apps keep toasts off screen; the notification says how its toast renders it.
+        sent = [n for n in app._notifications if "[/" in n.message]
+        assert [n.message for n in sent] == ["step failed: rm: cannot remove '[/tmp]'", "Not watching [/state]: gone"]
+        assert not any(n.markup for n in sent)
+    assert app.return_code in (None, 0)
