@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from lobster_tui.tui.screens.bulk_confirm import BulkConfirmScreen
 from lobster_tui.tui.screens.confirm import ConfirmScreen
 from lobster_tui.tui.screens.review import ReviewScreen
+from lobster_tui.tui.screens.run_view import RunViewScreen
 from tests.tui.helpers import Lobster, MakeApp, settle, wait_until
 
 PROMPT = "Delete [/tmp] and [bold]x[/bold] files? [link=x]"
@@ -73,6 +74,16 @@ async def test_brackets_in_prompts_items_and_names_are_shown_literally_on_every_
         await pilot.press("escape")
         await pilot.press("2")
         await wait_until(lambda: "[/cleanup]" in all_text(app), pilot, timeout=20, message="runs show the name")
+        # A run view searched for text with brackets: the query shows in the log's border.
+        await pilot.press("enter")
+        await wait_until(lambda: isinstance(app.screen, RunViewScreen), pilot, timeout=20, message="run view")
+        await pilot.press("slash", *"[/x", "enter")
+        view = app.screen
+        assert isinstance(view, RunViewScreen)
+        log = view.log_view
+        # The border keeps the Content it was given (its str getter re-escapes, imperfectly for "[/x").
+        await wait_until(lambda: "/[/x" in log._border_subtitle.plain, pilot, timeout=20,  # type: ignore[union-attr]
+                         message="the search in the subtitle")
     assert app.return_code in (None, 0)
 
 
@@ -88,4 +99,25 @@ async def test_notifications_never_read_their_text_as_markup(lobster: Lobster, m
         sent = [n for n in app._notifications if "[/" in n.message]
         assert [n.message for n in sent] == ["step failed: rm: cannot remove '[/tmp]'", "Not watching [/state]: gone"]
         assert not any(n.markup for n in sent)
+    assert app.return_code in (None, 0)
+
+
+async def test_typed_filters_with_brackets_are_shown_literally(lobster: Lobster, make_app: MakeApp) -> None:
+    lobster.workflow("markup", text=WORKFLOW)
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        listing = app.inbox.checkpoint_list
+        # The inbox filter goes into the list's border title (markup in Textual).
+        await pilot.press("slash", *"[/tmp]")
+        await wait_until(lambda: listing.filter_text == "[/tmp]", pilot, timeout=20, message="filter typed")
+        await pilot.pause()
+        assert len(listing.shown) == 1
+        assert "filter: [/tmp]" in listing._border_title.plain  # type: ignore[union-attr]
+        await pilot.press("escape")
+        # History's filter likewise.
+        await pilot.press("3")
+        await pilot.pause()
+        await pilot.press("slash", *"[/x")
+        await pilot.pause(0.3)
     assert app.return_code in (None, 0)

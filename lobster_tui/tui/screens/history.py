@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
@@ -308,7 +309,7 @@ class HistoryScreen(Screen[None]):
             parts.append(f"decision: {self.decision_filter}")
         if self.text_filter:
             parts.append(f"filter: {self.text_filter}")
-        self.table.border_title = "Audit journal · " + " · ".join(parts)
+        self.table.border_title = Content("Audit journal · " + " · ".join(parts))  # Content: typed text is not markup
         notes = []
         if self.skipped:
             notes.append(f"{self.skipped} unreadable line{'s' if self.skipped != 1 else ''} skipped")

@@ -10,6 +10,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
@@ -273,7 +274,8 @@ class InboxScreen(Screen[None]):
     def _update_filter_title(self) -> None:
         listing = self.checkpoint_list
         if listing.filter_text:
-            listing.border_title = f"filter: {listing.filter_text}  ({len(listing.shown)} of {len(listing.entries)})"
+            # Content, not str: a str border title is markup, and what was typed may be "[/x".
+            listing.border_title = Content(f"filter: {listing.filter_text}  ({len(listing.shown)} of {len(listing.entries)})")
         else:
             listing.border_title = None
 

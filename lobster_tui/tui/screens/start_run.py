@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -185,7 +186,7 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
 
     def on_mount(self) -> None:
         files = self.query_one("#start-files", OptionList)
-        files.border_title = f"in {one_line(self.cwd, 40)}"
+        files.border_title = Content(f"in {one_line(self.cwd, 40)}")  # Content: a str title is markup
         files.focus()
         self._scan()
 

@@ -20,6 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -386,7 +387,7 @@ class RunLogView(FollowingLog, can_focus=True):
                 parts.append(f"/{self.query} {position}/{len(self.matches)}")
             else:
                 parts.append(f"/{self.query} no match")
-        self.border_subtitle = " · ".join(parts)
+        self.border_subtitle = Content(" · ".join(parts))  # Content: the typed query is not markup
 
     def _scroll_to_end(self) -> None:
         # Deferred until after the next layout, when the new height (and scrollbar) are known.
