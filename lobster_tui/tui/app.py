@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App
-from textual.notifications import SeverityLevel
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
 
