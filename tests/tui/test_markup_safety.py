@@ -121,3 +121,21 @@ async def test_typed_filters_with_brackets_are_shown_literally(lobster: Lobster,
         await pilot.press("slash", *"[/x")
         await pilot.pause(0.3)
     assert app.return_code in (None, 0)
+
+
+async def test_start_run_lists_workflows_whose_names_have_brackets(lobster: Lobster, make_app: MakeApp) -> None:
+    from textual.widgets import OptionList
+
+    from lobster_tui.tui.screens.start_run import StartRunScreen
+
+    (lobster.workdir / "[x]cleanup.lobster").write_text(WORKFLOW, encoding="utf-8")
+    app = make_app(lobster.root, cwd=str(lobster.workdir))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await wait_until(lambda: isinstance(app.screen, StartRunScreen), pilot, timeout=20, message="start screen")
+        files = app.screen.query_one("#start-files", OptionList)
+        await wait_until(lambda: files.option_count == 1, pilot, timeout=20, message="the workflow listed")
+        await pilot.pause()
+        assert "[x]cleanup.lobster" in str(files.get_option_at_index(0).prompt)
+    assert app.return_code in (None, 0)

@@ -198,7 +198,8 @@ class StartRunScreen(ModalScreen[StartRequest | None]):
     def _show_files(self, found: list[WorkflowInfo]) -> None:
         self.workflows = found
         files = self.query_one("#start-files", OptionList)
-        files.set_options(Option(self._file_label(info)) for info in found)
+        # Content, not str: an option's str prompt is markup, and a workflow's name may hold "[/x]".
+        files.set_options(Option(Content(self._file_label(info))) for info in found)
         if found:
             files.highlighted = 0
             self._choose(found[0])
