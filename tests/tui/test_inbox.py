@@ -51,6 +51,39 @@ async def test_lists_pending_checkpoints_newest_first_with_count(lobster: Lobste
         assert app.inbox.checkpoint_list.cursor_row == 0
 
 
+GATE = """\
+name: gate-{n}
+steps:
+  - id: gate
+    approval: "Ship change {n}?"
+"""
+
+
+async def test_moving_between_similar_checkpoints_updates_the_preview_in_place(
+    lobster: Lobster, make_app: MakeApp
+) -> None:
+    for n in (1, 2):
+        lobster.workflow(f"gate-{n}", text=GATE.format(n=n))
+    lobster.workflow("release-notes")
+    app = make_app(lobster.root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        preview = app.inbox.preview
+        # Newest first: release-notes (input), gate-2, gate-1.
+        await pilot.press("j")
+        await wait_until(lambda: "Ship change 2?" in preview_text(app), pilot, timeout=20)
+        widgets = list(preview.children)
+        await pilot.press("j")
+        await wait_until(lambda: "Ship change 1?" in preview_text(app), pilot, timeout=20)
+        # Same sections: the same widgets took the new text (nothing was unmounted).
+        assert list(preview.children) == widgets
+        assert "gate-1" in preview_text(app) and "gate-2" not in preview_text(app)
+        # An input request has other sections: the preview is rebuilt for it.
+        await pilot.press("g")
+        await wait_until(lambda: "Answer schema" in preview_text(app), pilot, timeout=20)
+        assert "Ship change" not in preview_text(app)
+
+
 async def test_empty_inbox_says_how_to_make_a_checkpoint(tmp_path: Path, make_app: MakeApp) -> None:
     app = make_app(tmp_path / "nothing-here")
     async with app.run_test(size=(80, 24)) as pilot:

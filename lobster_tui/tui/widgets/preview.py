@@ -12,6 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
@@ -64,7 +65,7 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
 
     HELP_NAME = "preview"
 
-    entry: reactive[Entry | None] = reactive(None, recompose=True)
+    entry: reactive[Entry | None] = reactive(None)
     """The checkpoint shown; None shows a hint."""
 
     AGE_REFRESH_SECONDS: ClassVar[float] = 15.0
@@ -118,6 +119,22 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
                 self._load_run_events(entry.state_key, entry.run_id)
         else:
             self._loaded_for = None
+
+    def watch_entry(self) -> None:
+        # Moving down a list of similar checkpoints gives previews of the same sections: the
+        # widgets shown take the new text in place. Recomposing (unmount, mount, styles, layout)
+        # cost ~100 ms a keypress on a small machine; other changes of shape still recompose.
+        if not self.is_mounted:
+            return
+        fresh = list(self.compose())
+        current = list(self.children)
+        if len(fresh) == len(current) and all(map(_same_slot, current, fresh)):
+            for shown, new in zip(current, fresh):
+                assert isinstance(shown, Static) and isinstance(new, Static)
+                if shown.content != new.content:
+                    shown.update(new.content)
+            return
+        self.refresh(recompose=True)
 
     @work(thread=True, exclusive=True, group="preview-run-log")
     def _load_run_events(self, state_key: str, run_id: str) -> None:
@@ -296,3 +313,14 @@ class CheckpointPreview(VerticalScroll, can_focus=True):
                 yield Static(f"✗ You may not approve: {printable(problem)}", classes="-error identity-verdict", markup=False)
             else:
                 yield Static("✓ You may approve this.", classes="-ok identity-verdict")
+
+
+def _same_slot(shown: Widget, fresh: Widget) -> bool:
+    """Whether ``fresh`` can be shown by updating ``shown``'s text (same kind of plain text widget)."""
+    return (
+        type(shown) is type(fresh)
+        and isinstance(shown, Static)
+        and shown.id == fresh.id
+        and shown.classes == fresh.classes
+        and shown._render_markup == fresh._render_markup
+    )
