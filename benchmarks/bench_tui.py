@@ -108,6 +108,50 @@ def _watch_latency(samples: int) -> float:
     return statistics.median(asyncio.run(measure()))
 
 
+def _cursor_move(state: Path, count: int, presses: int = 20) -> float:
+    """Median seconds from ``j`` pressed to the next row's preview drawn, in an inbox of ``count``.
+
+    The app runs headless in this process; each press waits until the highlighted row changed
+    and a frame showing its preview was drawn (the same ``App._display`` hook as the streaming row).
+    """
+    from lobster_tui.tui.app import create_app
+
+    async def measure() -> list[float]:
+        app = create_app(state, watch=False)
+        samples: list[float] = []
+        async with app.run_test(size=(120, 36)) as pilot:
+            listing = app.inbox.checkpoint_list
+            while len(listing.entries) < count:
+                await asyncio.sleep(0.002)
+            await pilot.pause(0.3)
+            await pilot.pause()
+            drawn: list[float] = []
+            display = app._display
+            before = listing.cursor_row
+
+            def display_and_stamp(screen: Any, renderable: Any) -> None:
+                display(screen, renderable)
+                # Only a frame with the cursor moved and the preview showing that row counts.
+                moved = listing.cursor_row != before and app.inbox.preview.entry is listing.highlighted
+                if renderable is not None and moved:
+                    drawn.append(time.perf_counter())
+
+            app._display = display_and_stamp  # type: ignore[method-assign]
+            for _ in range(presses):
+                before = listing.cursor_row
+                drawn.clear()
+                started = time.perf_counter()
+                await pilot.press("j")
+                while not drawn:
+                    await asyncio.sleep(0.001)
+                samples.append(drawn[0] - started)
+                await pilot.pause()
+            del app._display
+        return samples
+
+    return statistics.median(asyncio.run(measure()))
+
+
 def _streaming(lines: int) -> tuple[float, float, float, int]:
     """A step printing ``lines`` lines: alone, and streamed through the app's log panel.
 
@@ -208,6 +252,9 @@ def run(repeats: int) -> list[Measurement]:
                 extra={"launch to full list": full, "empty launch": empty_launch, "peak RSS MiB": rss / 1024},
                 note=note,
             ))
+            if count == 10000:
+                rows.append(Measurement("inbox cursor move (j to the next preview drawn, 10,000 rows, median of 20)",
+                                        _cursor_move(state, count), None, "limit", None))
     rows.append(Measurement("watch latency (file written to row listed, median of 50)", _watch_latency(50), None,
                             "limit", 0.3))
     panel, run_only, alone, rss = _streaming(200_000)
