@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Label, Static
+from textual.widgets import DataTable, Static
 
 from lobster_tui.core.checkpoints import Checkpoint
 
 from ..bulk import BulkPlan, label
-from ..formatting import one_line, printable
-from ..widgets.key_footer import KeyFooter
+from ..formatting import one_line
 from .confirm import ConfirmScreen
 
 
@@ -32,33 +30,23 @@ class BulkConfirmScreen(ConfirmScreen):
         count = len(plan.decide)
         noun = f"{count} approval{'s' if count != 1 else ''}"
         verb = "Approve" if plan.kind == "approve" else "Reject"
-        lines = []
-        if plan.kind == "approve":
-            lines.append("Each run resumes in turn and runs the steps after its gate; the log streams beside the inbox.")
-            lines.append(f"Recorded approver: {approver or 'none (no --approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
-        else:
-            lines.append("Each checkpoint is deleted and its run ends as cancelled. Nothing after the gates runs.")
-            lines.append(f"Recorded approver: {approver or 'none (no --approver or LOBSTER_APPROVAL_APPROVED_BY)'}")
-        lines.append("One failure does not stop the rest; every outcome is reported.")
+        lines = [
+            "Each run resumes in turn and runs the steps after its gate; the log streams beside the inbox."
+            if plan.kind == "approve"
+            else "Each checkpoint is deleted and its run ends as cancelled. Nothing after the gates runs.",
+            f"Recorded approver: {approver or 'none (no --approver or LOBSTER_APPROVAL_APPROVED_BY)'}",
+            "One failure does not stop the rest; every outcome is reported.",
+        ]
         super().__init__(f"{verb} {noun}?", lines, f"{verb} {count}", plan.kind)
         self.plan = plan
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-dialog", classes=f"-{self.tone} -bulk"):
-            yield Label(printable(self.title_text), id="confirm-title", markup=False)
-            table: DataTable[str] = DataTable(id="bulk-items", cursor_type="row", zebra_stripes=True, show_cursor=False)
-            yield table
-            if self.plan.skipped:
-                yield Static(self._skipped_text(), id="bulk-skipped", markup=False)
-            yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary", markup=False)
-            with Horizontal(id="confirm-buttons"):
-                yield Button("No (n)", id="no", variant="primary")
-                yield Button(
-                    f"{self.yes_label} (y)",
-                    id="yes",
-                    variant="success" if self.tone == "approve" else "error",
-                )
-        yield KeyFooter()
+    dialog_classes = "-bulk"
+
+    def compose_details(self) -> ComposeResult:
+        table: DataTable[str] = DataTable(id="bulk-items", cursor_type="row", zebra_stripes=True, show_cursor=False)
+        yield table
+        if self.plan.skipped:
+            yield Static(self._skipped_text(), id="bulk-skipped", markup=False)
 
     def _skipped_text(self) -> str:
         skipped = self.plan.skipped

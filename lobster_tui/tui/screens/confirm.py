@@ -44,9 +44,13 @@ class ConfirmScreen(ModalScreen[bool]):
         """The modal for approving, rejecting or cancelling a checkpoint."""
         return cls(decision.title, decision.summary(), f"Yes, {decision.kind}", decision.kind)
 
+    dialog_classes = ""
+    """Extra classes of the dialog box (a subclass's own layout)."""
+
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-dialog", classes=f"-{self.tone}"):
+        with Vertical(id="confirm-dialog", classes=f"-{self.tone} {self.dialog_classes}".strip()):
             yield Label(printable(self.title_text), id="confirm-title", markup=False)
+            yield from self.compose_details()
             yield Static("\n".join(printable(line) for line in self.lines), id="confirm-summary", markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("No (n)", id="no", variant="primary")
@@ -56,6 +60,10 @@ class ConfirmScreen(ModalScreen[bool]):
                     variant="success" if self.tone == "approve" else "error",
                 )
         yield KeyFooter()
+
+    def compose_details(self) -> ComposeResult:
+        """What a subclass shows between the title and the summary (nothing here)."""
+        yield from ()
 
     def on_mount(self) -> None:
         # The safe answer has focus, so enter backs out unless the reviewer moved on purpose.
