@@ -67,6 +67,18 @@ def entry_matches(entry: Entry, needle: str) -> bool:
     return any(needle in part.casefold() for part in haystack)
 
 
+@dataclass
+class ListMessage(Message):
+    """A message from a :class:`CheckpointList`; ``control`` is the list, for ``@on`` selectors."""
+
+    checkpoint_list: CheckpointList
+
+    @property
+    def control(self) -> CheckpointList:
+        """The list that sent the message."""
+        return self.checkpoint_list
+
+
 class CheckpointList(ScrollView, can_focus=True):
     """The pending checkpoints of a state directory as a list with a row cursor and a header.
 
@@ -175,54 +187,30 @@ class CheckpointList(ScrollView, can_focus=True):
     """Sort the oldest checkpoint first instead of the newest."""
 
     @dataclass
-    class Highlighted(Message):
+    class Highlighted(ListMessage):
         """The highlighted checkpoint changed (None when the list is empty)."""
 
-        checkpoint_list: CheckpointList
         entry: Entry | None
 
-        @property
-        def control(self) -> CheckpointList:
-            """The list that sent the message."""
-            return self.checkpoint_list
-
     @dataclass
-    class Opened(Message):
+    class Opened(ListMessage):
         """The reviewer asked to open a checkpoint (``enter`` or a click on the highlighted row)."""
 
-        checkpoint_list: CheckpointList
         entry: Entry
 
-        @property
-        def control(self) -> CheckpointList:
-            """The list that sent the message."""
-            return self.checkpoint_list
-
     @dataclass
-    class DecisionRequested(Message):
+    class DecisionRequested(ListMessage):
         """The reviewer pressed a decision key; the screen confirms before anything happens."""
 
-        checkpoint_list: CheckpointList
         entry: Entry
         kind: DecisionKind
 
-        @property
-        def control(self) -> CheckpointList:
-            """The list that sent the message."""
-            return self.checkpoint_list
-
     @dataclass
-    class BulkRequested(Message):
+    class BulkRequested(ListMessage):
         """The reviewer asked to approve or reject every marked row; the app confirms first."""
 
-        checkpoint_list: CheckpointList
         entries: list[Entry]
         kind: DecisionKind
-
-        @property
-        def control(self) -> CheckpointList:
-            """The list that sent the message."""
-            return self.checkpoint_list
 
     def __init__(
         self,
