@@ -315,15 +315,6 @@ def _parse(data: bytes) -> Any:
         raise ValueError(f"not valid JSON ({error})") from None
 
 
-def _read_state(path: Path) -> Any:
-    """Read and parse a state file without following symlinks; raises ValueError with a reason."""
-    try:
-        data, _ = _read_bytes(str(path))
-    except FileNotFoundError as error:
-        raise ValueError(error.strerror or str(error)) from None
-    return _parse(data)
-
-
 def _mtime(path: str | Path) -> datetime:
     try:
         return datetime.fromtimestamp(os.lstat(path).st_mtime, tz=UTC)
@@ -352,16 +343,6 @@ def _index_state_key(path: str, dir_fd: int | None = None) -> tuple[Signature | 
         return None, None
     key = value.get("stateKey") if isinstance(value, dict) else None
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), key if isinstance(key, str) else None
-
-
-def approval_ids_by_key(state: StateStore) -> dict[str, str]:
-    """stateKey → approval id for every readable index (one scan, not one per checkpoint)."""
-    found: dict[str, str] = {}
-    for path in state.iter_approval_index_files():
-        _, key = _index_state_key(str(path))
-        if key is not None:
-            found.setdefault(key, path.stem[len(APPROVAL_PREFIX) :])
-    return found
 
 
 class _WorkflowFiles:

@@ -455,13 +455,6 @@ class StateStore:
             self.write_value(key, marker)
             return True
 
-    def restore_claimed(self, key: str, snapshot: Any) -> None:
-        """Put a state back after a claim that dispatched nothing (cancel between claim and run)."""
-        with self.locked(key, max_wait=0.1):
-            current = self.read_value(key)
-            if is_consumed_marker(current):
-                self.write_value(key, snapshot)
-
     def delete_resume_state(self, key: str, *, bounded: bool = False) -> None:
         """Remove a state or its marker; ``bounded`` limits the lock wait (cancelled runs)."""
         try:
@@ -569,15 +562,4 @@ class StateStore:
         for entry in entries:
             name = entry.name
             if name.startswith(APPROVAL_PREFIX) and name.endswith(".json") and entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
-
-    def iter_resume_state_files(self) -> Iterator[Path]:
-        """Resume-state files (``*_resume_*.json``), never locks, temp files or indexes."""
-        try:
-            entries = list(os.scandir(self.root))
-        except FileNotFoundError:
-            return
-        for entry in entries:
-            name = entry.name
-            if name.endswith(".json") and name.startswith(RESUME_PREFIXES):
                 yield Path(entry.path)

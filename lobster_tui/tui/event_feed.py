@@ -98,11 +98,6 @@ class Skipped:
 FeedItem = EventDict | OutputBlock | Skipped
 
 
-def item_lines(item: FeedItem) -> int:
-    """How many output lines an item holds (0 for events and markers)."""
-    return item.count if isinstance(item, OutputBlock) else 0
-
-
 class EventFeed:
     """Collects run events from any thread; ``notify`` is called once per batch, not per event.
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
-from typing import Any, ClassVar
+from typing import ClassVar
 from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
@@ -293,12 +293,6 @@ class LogPanel(FollowingLog, can_focus=True):
                     lines.append(_Line.of_text(text))
         if lines:
             self._append(lines)
-
-    def write_events(self, events: Iterable[Mapping[str, Any]]) -> None:
-        """Write events as lines (also used to replay a recorded run)."""
-        styles = self._event_styles()
-        width = self._text_width()
-        self.write_lines([line for event in events if (line := event_text(event, styles, width=width)) is not None])
 
     def _text_width(self) -> int:
         return max(20, self.scrollable_content_region.width - 4) if self.is_mounted else 120
