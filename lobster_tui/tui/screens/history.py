@@ -202,7 +202,8 @@ class HistoryScreen(Screen[None]):
         """Put the journal on screen (UI thread); only the newest read is shown."""
         if generation is not None and generation != self._generation:
             return
-        if not self.is_attached:
+        # A read can finish while the screen is closing: attached still, its table already gone.
+        if not self.is_attached or not self.query("#history-table"):
             return
         self.entries = list(entries)
         self.skipped = skipped
